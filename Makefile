@@ -1,0 +1,103 @@
+# gpu-provision: NVIDIA GPUs for LXC and Proxmox VE containers.
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+LIBEXECDIR ?= $(PREFIX)/libexec/gpu-provision
+CONFDIR    ?= /etc/gpu-provision
+DESTDIR    ?=
+BUILD      ?= build
+
+CC         ?= cc
+PKGS       := lxc libkmod blkid inih json-c zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+HOOK_LIBS  := $(shell pkg-config --libs inih zlib 2>/dev/null)
+
+WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	      -Wvla -Wwrite-strings
+HARDEN     := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+ifeq ($(WERROR),1)
+WARN       += -Werror
+endif
+OPT        ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE -MMD -MP -Ilib -Iprovision \
+	       -DGP_VERSION='"$(VERSION)"' -DGP_CONFDIR='"$(CONFDIR)"' \
+	       -DGP_LIBEXECDIR='"$(LIBEXECDIR)"' $(PKG_CFLAGS)
+BASE_LDFLAGS := -Wl,-z,relro,-z,now
+ALL_CFLAGS  = $(BASE_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(BASE_LDFLAGS) $(LDFLAGS)
+
+LIB_SRC  := $(wildcard lib/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+PROV_SRC := $(wildcard provision/*.c)
+PROV_OBJ := $(PROV_SRC:%.c=$(BUILD)/%.o)
+HOOK_OBJ := $(BUILD)/hooks/gpu-hook.o
+UNIT_SRC := $(wildcard tests/unit/test-*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook
+
+.PHONY: all install uninstall clean deps check unit integration demo bench format format-check asan
+
+all: $(BINS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libgp.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The hook runs as root at every start: it links only what it uses.
+$(BUILD)/gpu-hook: $(HOOK_OBJ) $(BUILD)/libgp.a
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(HOOK_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
+		$(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(CONFDIR)
+	install -m 0755 $(BUILD)/gpu-provision $(DESTDIR)$(SBINDIR)/gpu-provision
+	install -m 0755 $(BUILD)/gpu-hook $(DESTDIR)$(LIBEXECDIR)/gpu-hook
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook
+
+deps:
+	@tools/deps.sh
+
+unit: $(UNIT_BIN)
+	@tools/run-unit.sh $(UNIT_BIN)
+
+integration: all
+	@tests/integration/run.sh
+
+check: deps
+	$(MAKE) all unit
+	$(MAKE) integration
+
+demo: deps all
+	@tools/demo.sh
+
+bench: deps all
+	@tests/bench/start-time.sh
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" all unit
+
+format:
+	clang-format -i lib/*.[ch] hooks/*.c provision/*.[ch] tests/unit/*.[ch]
+
+format-check:
+	clang-format --dry-run --Werror lib/*.[ch] hooks/*.c provision/*.[ch] tests/unit/*.[ch]
+
+clean:
+	rm -rf $(BUILD) build-asan
+
+-include $(LIB_OBJ:.o=.d) $(PROV_OBJ:.o=.d) $(HOOK_OBJ:.o=.d)

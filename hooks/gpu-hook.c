@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gpu-hook: run by LXC as
+ *   /bin/sh -c "exec gpu-hook [--root DIR] [--confdir DIR] NAME lxc TYPE [...]"
+ * for TYPE pre-start, autodev (or mount) and post-stop.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hook.h"
+#include "util.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0"
+#endif
+#ifndef GP_CONFDIR
+#define GP_CONFDIR "/etc/gpu-provision"
+#endif
+
+struct lxc_env {
+	char *rootfs;
+	char *config;
+	char *type;
+};
+
+/* Keeps what LXC told us, then drops the rest of the environment (LD_PRELOAD and all). */
+static void clean_environment(struct lxc_env *env)
+{
+	const char *v;
+
+	v = getenv("LXC_ROOTFS_MOUNT");
+	env->rootfs = v ? strdup(v) : NULL;
+	v = getenv("LXC_CONFIG_FILE");
+	env->config = v ? strdup(v) : NULL;
+	v = getenv("LXC_HOOK_TYPE");
+	env->type = v ? strdup(v) : NULL;
+	clearenv();
+	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	umask(022);
+	if (chdir("/") < 0)
+		gp_warn("Failed to chdir to /: %m");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: gpu-hook [--root DIR] [--confdir DIR] NAME lxc TYPE\n"
+		   "LXC hook that gives a container its NVIDIA GPUs; TYPE is pre-start,\n"
+		   "autodev, mount or post-stop. Installed by gpu-provision attach.\n");
+}
+
+static int run(const char *type, const char *root, const char *confdir, const char *name,
+	       const struct lxc_env *env)
+{
+	if (strcmp(type, "pre-start") == 0)
+		return gp_hook_pre_start(root, confdir, name, env->config);
+	if (strcmp(type, "autodev") == 0 || strcmp(type, "mount") == 0)
+		return gp_hook_mount(root, name, env->rootfs);
+	if (strcmp(type, "post-stop") == 0)
+		return gp_hook_post_stop(root, name);
+	gp_error("unknown hook type \"%s\"; use it as lxc.hook.pre-start, autodev, mount or "
+		 "post-stop",
+		 type);
+	return -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "confdir", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	const char *root = NULL, *confdir = GP_CONFDIR, *name, *type;
+	struct lxc_env env;
+	int c, r;
+
+	clean_environment(&env);
+	gp_log_prefix = "gpu-hook";
+	gp_log_stdout = true;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			root = optarg;
+			break;
+		case 'c':
+			confdir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("gpu-hook %s\n", GP_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind < 1 || (argc - optind < 3 && !env.type)) {
+		usage(stderr);
+		return 2;
+	}
+	name = argv[optind];
+	type = argc - optind >= 3 ? argv[optind + 2] : env.type;
+	if (!gp_name_is_valid(name)) {
+		gp_error("\"%s\" is not a container name this hook accepts", name);
+		return 2;
+	}
+	r = run(type, root, confdir, name, &env);
+	if (r < 0)
+		gp_error("%s: %s refused for container \"%s\"", type,
+			 strcmp(type, "post-stop") ? "start" : "cleanup", name);
+	return r == 0 ? 0 : r == -EINVAL ? 2 : 1;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_ATTACH_H
+#define GP_ATTACH_H
+
+#include <stdbool.h>
+
+struct gp_attach_opts {
+	const char *root;     /* --root, or NULL */
+	const char *confdir;  /* where <name>.ini lives */
+	const char *lxcpath;  /* --lxcpath, or NULL for LXC's default */
+	const char *name;
+	const char *gpus;     /* selectors; NULL reuses the ini's */
+	const char *caps;     /* NULL keeps the ini's caps when gpus is NULL */
+	const char *hook;     /* absolute path of gpu-hook */
+	bool dry_run;
+};
+
+/*
+ * attach: writes <confdir>/<name>.ini and puts into the container's LXC config the
+ * hook lines and exact device rules for today's majors. detach takes all of it out.
+ * Both are idempotent. Return 0, -EINVAL for bad input (already explained), or
+ * another -errno when an operation failed.
+ */
+int gp_attach(const struct gp_attach_opts *o);
+int gp_detach(const struct gp_attach_opts *o);
+
+#endif

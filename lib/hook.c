@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The three moments of a start: pre-start, autodev/mount, post-stop. */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctconf.h"
+#include "hook.h"
+#include "host.h"
+#include "lxcconf.h"
+#include "mount.h"
+#include "nodes.h"
+#include "util.h"
+
+#define PLAN_MAX (64 * 1024)
+
+struct rules_ctx {
+	struct gp_cg_rules rules;
+	const char *prefix;
+};
+
+static int collect_rule(const char *key, const char *value, const char *file, unsigned int line,
+			void *user)
+{
+	struct rules_ctx *ctx = user;
+
+	if (gp_cg_rules_add(&ctx->rules, ctx->prefix, key, value) < 0)
+		gp_warn("%s:%u: cannot read device rule \"%s = %s\"; ignored", file, line, key,
+			value);
+	return 0;
+}
+
+int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan)
+{
+	struct rules_ctx *ctx = calloc(1, sizeof(*ctx));
+	int missing = 0, r;
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->prefix = gp_cgroup_key_prefix(layout);
+	r = gp_lxcconf_walk(path, collect_rule, ctx);
+	if (r < 0) {
+		gp_error("Failed to read the container config \"%s\": %s", path, strerror(-r));
+		free(ctx);
+		return r;
+	}
+	if (!ctx->rules.deny_all)
+		gp_warn("the container denies no device (no \"%s.deny = a\"): it can open every "
+			"GPU of the host; include LXC's common.conf to confine it",
+			ctx->prefix);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct gp_node *n = &plan->nodes[i];
+
+		if (gp_cg_rules_allow(&ctx->rules, n))
+			continue;
+		gp_error("the container's config \"%s\" has no rule \"%s.allow = c %u:%u rwm\" for "
+			 "/dev/%s, so it could not open it",
+			 path, ctx->prefix, n->major, n->minor, n->name);
+		missing++;
+	}
+	free(ctx);
+	if (missing)
+		gp_error("%d device rule(s) missing for today's majors: run gpu-provision attach "
+			 "<name> again to rewrite them",
+			 missing);
+	return missing ? -EACCES : 0;
+}
+
+static int build_plan(const char *root, const struct gp_ctconf *conf, struct gp_plan *plan,
+		      bool *modify)
+{
+	struct gp_host host;
+	bool chosen[GP_MAX_GPUS];
+	char err[512];
+	int r;
+
+	r = gp_host_read(root, &host);
+	if (r < 0)
+		return r;
+	r = gp_select_gpus(conf->devices, &host, chosen, err, sizeof(err));
+	if (r < 0)
+		gp_error("%s:%u: %s", conf->path, conf->devices_line, err);
+	if (r == 0) {
+		r = gp_plan_build(root, &host, chosen, conf->caps, plan, err, sizeof(err));
+		if (r < 0)
+			gp_error("%s: %s", conf->path, err);
+	}
+	*modify = host.params.modify != 0;
+	gp_host_free(&host);
+	return r;
+}
+
+static int write_plan(const char *root, const char *name, const struct gp_plan *plan)
+{
+	_cleanup_free_ char *path = gp_plan_path(root, name), *text = gp_plan_format(plan);
+	int r;
+
+	if (!path || !text)
+		return -ENOMEM;
+	r = gp_mkdir_parents(path);
+	if (r == 0)
+		r = gp_write_file_atomic(path, text, strlen(text), 0644);
+	if (r < 0)
+		gp_error("Failed to write the plan \"%s\": %s", path, strerror(-r));
+	return r;
+}
+
+int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
+		      const char *lxc_config)
+{
+	struct gp_ctconf conf;
+	struct gp_plan plan;
+	bool modify;
+	int r;
+
+	r = gp_ctconf_load(confdir, name, &conf);
+	if (r == -ENOENT)
+		gp_error("no %s/%s.ini: run gpu-provision attach %s --gpus SEL, or detach it",
+			 confdir, name, name);
+	if (r < 0)
+		return -EINVAL;
+	r = build_plan(root, &conf, &plan, &modify);
+	if (r < 0)
+		return r;
+	r = gp_nodes_ensure(root, &plan, modify, false);
+	if (r < 0)
+		return r;
+	if (!lxc_config) {
+		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
+		return -EINVAL;
+	}
+	r = gp_hook_check_rules(lxc_config, gp_cgroup_layout(), &plan);
+	if (r < 0)
+		return r;
+	return write_plan(root, name, &plan);
+}
+
+static int read_plan(const char *root, const char *name, struct gp_plan *plan)
+{
+	_cleanup_free_ char *path = gp_plan_path(root, name), *buf = NULL;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = gp_read_file(path, PLAN_MAX, &buf, NULL);
+	if (r < 0) {
+		gp_error("Failed to read the plan \"%s\": %s (did the pre-start hook run?)", path,
+			 strerror(-r));
+		return r;
+	}
+	if (gp_plan_parse(buf, plan) < 0) {
+		gp_error("the plan \"%s\" is damaged; restart the container", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int gp_hook_mount(const char *root, const char *name, const char *rootfs)
+{
+	struct gp_plan plan;
+	int r;
+
+	if (!rootfs || rootfs[0] != '/') {
+		gp_error("LXC_ROOTFS_MOUNT is not set: gpu-hook must be run by LXC");
+		return -EINVAL;
+	}
+	r = read_plan(root, name, &plan);
+	if (r < 0)
+		return r;
+	return gp_mount_plan(rootfs, root, &plan);
+}
+
+int gp_hook_post_stop(const char *root, const char *name)
+{
+	_cleanup_free_ char *path = gp_plan_path(root, name);
+
+	if (!path)
+		return -ENOMEM;
+	if (unlink(path) < 0 && errno != ENOENT) {
+		gp_error("Failed to remove the plan \"%s\": %s", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_HOOK_H
+#define GP_HOOK_H
+
+#include "cgroup.h"
+#include "plan.h"
+
+/*
+ * pre-start, in the host's namespaces: reads the ini and the host, makes the host
+ * nodes, checks the container's device rules (from its LXC config file) and writes
+ * the plan. Returns 0, -EINVAL for a configuration to fix, another -errno otherwise.
+ */
+int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
+		      const char *lxc_config);
+
+/* autodev or mount, in the container's mount namespace: binds the plan's nodes. */
+int gp_hook_mount(const char *root, const char *name, const char *rootfs);
+
+/* post-stop: removes the plan. */
+int gp_hook_post_stop(const char *root, const char *name);
+
+/*
+ * Checks that the rules in the LXC config at path let the container open every
+ * planned node; names each missing rule. -EACCES when one is missing.
+ */
+int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan);
+
+#endif

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Binding host nodes into a container's /dev. The rootfs belongs to whoever runs the
+ * container, so every target is reached by fd (openat2, no symlinks, no mount point
+ * crossed) and every mount lands on an fd, never on a path that could be swapped.
+ */
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "mount.h"
+#include "util.h"
+
+#define RESOLVE_STRICT (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+
+struct done {
+	int dirfd;
+	char base[64];
+	bool created;
+	bool mounted;
+};
+
+static int openat2_fd(int dirfd, const char *path, int flags, mode_t mode, unsigned long resolve)
+{
+	struct open_how how = { .flags = (unsigned long)flags, .mode = mode, .resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static int open_source(const char *root, const struct gp_node *n)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (asprintf(&rel, "/dev/%s", n->name) < 0 || !(path = gp_path(root, rel)))
+		return -ENOMEM;
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		gp_error("Failed to open host node \"%s\": %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(n->major, n->minor)) {
+		gp_error("host node \"%s\" is not c %u:%u as planned; refusing to bind it (restart "
+			 "the container so that pre-start makes it again)",
+			 path, n->major, n->minor);
+		return -ESTALE;
+	}
+	return steal_fd(fd);
+}
+
+/* Opens <rootfs>/dev by fd; it may be the autodev tmpfs, so one mount crossing is allowed. */
+static int open_dev(const char *rootfs)
+{
+	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd;
+
+	if (rootfd < 0) {
+		gp_error("Failed to open rootfs \"%s\": %s", rootfs, strerror(errno));
+		return -errno;
+	}
+	fd = openat2_fd(rootfd, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		gp_error("\"%s/dev\" is not a plain directory inside the rootfs (%s): refusing to "
+			 "bind GPU nodes through it",
+			 rootfs, strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The directory a node goes in: /dev itself or /dev/nvidia-caps, made if missing. */
+static int open_parent(int devfd, const char *name, const char **base)
+{
+	const char *slash = strchr(name, '/');
+	char dir[32];
+	int fd;
+
+	if (!slash) {
+		*base = name;
+		return fcntl(devfd, F_DUPFD_CLOEXEC, 3);
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - name), name);
+	*base = slash + 1;
+	if (mkdirat(devfd, dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat2_fd(devfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_STRICT);
+	if (fd < 0)
+		gp_error("/dev/%s in the container is not a plain directory (%s): refusing", dir,
+			 strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+static int open_target(int dirfd, const char *base, const char *name, bool *created)
+{
+	struct stat st;
+	int fd;
+
+	fd = openat2_fd(dirfd, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0000, RESOLVE_STRICT);
+	if (fd >= 0) {
+		*created = true;
+		return fd;
+	}
+	*created = false;
+	if (errno != EEXIST)
+		goto refuse;
+	fd = openat2_fd(dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_STRICT);
+	if (fd < 0)
+		goto refuse;
+	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+		close(fd);
+		errno = EEXIST;
+		goto refuse;
+	}
+	return fd;
+refuse:
+	gp_error("/dev/%s in the container cannot be a mount target (%s): it must be absent, a "
+		 "plain file or a device node, not a link, directory, socket, FIFO or mount point",
+		 name, strerror(errno));
+	return -errno;
+}
+
+static int bind_fd(int srcfd, int tgtfd)
+{
+	/* Private: nothing mounted later on the host or in the container propagates over it. */
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+				   .propagation = MS_PRIVATE };
+	_cleanup_close_ int tree = -1;
+
+	tree = (int)syscall(SYS_open_tree, srcfd, "",
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0)
+		return -errno;
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return -errno;
+	if (syscall(SYS_move_mount, tree, "", tgtfd, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return -errno;
+	return 0;
+}
+
+static void undo(struct done *d)
+{
+	if (d->mounted) {
+		_cleanup_close_ int fd = openat2_fd(d->dirfd, d->base, O_PATH | O_CLOEXEC, 0,
+						    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+		char proc[64];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (fd < 0 || umount2(proc, MNT_DETACH) < 0)
+			gp_warn("Failed to undo the bind of /dev/%s: %s", d->base, strerror(errno));
+	}
+	if (d->created)
+		unlinkat(d->dirfd, d->base, 0);
+	gp_closep(&d->dirfd);
+}
+
+static int bind_node(int devfd, const char *root, const struct gp_node *n, struct done *d)
+{
+	_cleanup_close_ int srcfd = -1, tgtfd = -1;
+	const char *base;
+	int r;
+
+	srcfd = open_source(root, n);
+	if (srcfd < 0)
+		return srcfd;
+	d->dirfd = open_parent(devfd, n->name, &base);
+	if (d->dirfd < 0)
+		return d->dirfd;
+	snprintf(d->base, sizeof(d->base), "%s", base);
+	tgtfd = open_target(d->dirfd, base, n->name, &d->created);
+	if (tgtfd < 0)
+		return tgtfd;
+	r = bind_fd(srcfd, tgtfd);
+	if (r < 0) {
+		gp_error("Failed to bind /dev/%s into the container: %s", n->name, strerror(-r));
+		return r;
+	}
+	d->mounted = true;
+	return 0;
+}
+
+int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *plan)
+{
+	struct done done[GP_PLAN_MAX_NODES];
+	_cleanup_close_ int devfd = open_dev(rootfs);
+	size_t i;
+	int r = 0;
+
+	if (devfd < 0)
+		return devfd;
+	for (i = 0; i < plan->n; i++) {
+		done[i] = (struct done){ .dirfd = -1 };
+		r = bind_node(devfd, root, &plan->nodes[i], &done[i]);
+		if (r < 0)
+			break;
+	}
+	if (r == 0) {
+		for (size_t j = 0; j < plan->n; j++)
+			gp_closep(&done[j].dirfd);
+		return 0;
+	}
+	for (size_t j = i + 1; j-- > 0;)
+		undo(&done[j]);
+	return r;
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The plan of one start: exactly which nodes, with which numbers. */
+#include <stdio.h>
+#include <string.h>
+
+#include "plan.h"
+#include "util.h"
+
+static int add_node(struct gp_plan *plan, const char *name, unsigned int major, unsigned int minor,
+		    unsigned int mode, const struct gp_params *params)
+{
+	struct gp_node *n;
+
+	if (plan->n == GP_PLAN_MAX_NODES)
+		return -E2BIG;
+	for (size_t i = 0; i < plan->n; i++)
+		if (strcmp(plan->nodes[i].name, name) == 0)
+			return 0;
+	n = &plan->nodes[plan->n++];
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->major = major;
+	n->minor = minor;
+	n->mode = mode & 07777;
+	n->uid = params->uid;
+	n->gid = params->gid;
+	return 0;
+}
+
+/* The mode the driver asks for a cap node, from its capabilities file; 0444 if unknown. */
+static unsigned int cap_mode(const char *root, const char *capname)
+{
+	_cleanup_free_ char *rel = NULL, *buf = NULL;
+	unsigned int gpu, gi, ci, mode = 0444;
+	const char *p;
+	int r = -1;
+
+	if (strcmp(capname, "config") == 0 || strcmp(capname, "monitor") == 0)
+		r = asprintf(&rel, "/proc/driver/nvidia/capabilities/mig/%s", capname);
+	else if (sscanf(capname, "gpu%u/gi%u/ci%u/access", &gpu, &gi, &ci) == 3)
+		r = asprintf(&rel, "/proc/driver/nvidia/capabilities/gpu%u/mig/gi%u/ci%u/access",
+			     gpu, gi, ci);
+	else if (sscanf(capname, "gpu%u/gi%u/access", &gpu, &gi) == 2)
+		r = asprintf(&rel, "/proc/driver/nvidia/capabilities/gpu%u/mig/gi%u/access", gpu,
+			     gi);
+	if (r < 0 || gp_read_file_at(root, rel, 4096, &buf, NULL) < 0)
+		return mode;
+	p = strstr(buf, "DeviceFileMode:");
+	if (p && sscanf(p + 15, "%u", &mode) != 1)
+		mode = 0444;
+	return mode;
+}
+
+static int add_cap(const char *root, const struct gp_host *host, const char *capname,
+		   struct gp_plan *plan, char *err, size_t errlen)
+{
+	char node[64];
+	int minor = gp_caps_lookup(&host->caps, capname);
+
+	if (minor < 0) {
+		snprintf(err, errlen,
+			 "MIG capability \"%s\" is not in /proc/driver/nvidia-caps/mig-minors", capname);
+		return -EINVAL;
+	}
+	if (!host->majors.caps) {
+		snprintf(err, errlen, "no \"nvidia-caps\" major in /proc/devices; is the driver "
+				      "loaded with MIG support?");
+		return -EINVAL;
+	}
+	snprintf(node, sizeof(node), "nvidia-caps/nvidia-cap%d", minor);
+	return add_node(plan, node, host->majors.caps, (unsigned int)minor, cap_mode(root, capname),
+			&(struct gp_params){ .uid = 0, .gid = 0 });
+}
+
+static bool gpu_minor_chosen(const struct gp_host *host, const bool *chosen, unsigned int minor)
+{
+	for (size_t i = 0; i < host->ngpus; i++)
+		if (chosen[i] && host->gpus[i].minor == minor)
+			return true;
+	return false;
+}
+
+/* One caps token: mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC (M is the device minor). */
+static int add_caps_token(const char *root, const struct gp_host *host, const bool *chosen,
+			  const char *tok, struct gp_plan *plan, char *err, size_t errlen)
+{
+	unsigned int gpu, gi, ci;
+	char name[64], extra;
+	int r;
+
+	if (strcmp(tok, "mig-config") == 0)
+		return add_cap(root, host, "config", plan, err, errlen);
+	if (strcmp(tok, "mig-monitor") == 0)
+		return add_cap(root, host, "monitor", plan, err, errlen);
+	r = sscanf(tok, "gpu%u/gi%u/ci%u%c", &gpu, &gi, &ci, &extra);
+	if (r < 2 || r == 4 || (r == 2 && sscanf(tok, "gpu%u/gi%u%c", &gpu, &gi, &extra) == 3)) {
+		snprintf(err, errlen,
+			 "\"%s\" is not a cap; use mig-config, mig-monitor, gpuM/giG or gpuM/giG/ciC",
+			 tok);
+		return -EINVAL;
+	}
+	if (!gpu_minor_chosen(host, chosen, gpu)) {
+		snprintf(err, errlen, "cap \"%s\" names the GPU with device minor %u, which is not "
+				      "selected in devices", tok, gpu);
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "gpu%u/gi%u/access", gpu, gi);
+	r = add_cap(root, host, name, plan, err, errlen);
+	if (r < 0)
+		return r;
+	if (sscanf(tok, "gpu%u/gi%u/ci%u", &gpu, &gi, &ci) != 3)
+		return 0;
+	snprintf(name, sizeof(name), "gpu%u/gi%u/ci%u/access", gpu, gi, ci);
+	return add_cap(root, host, name, plan, err, errlen);
+}
+
+static int add_caps(const char *root, const struct gp_host *host, const bool *chosen,
+		    const char *caps, struct gp_plan *plan, char *err, size_t errlen)
+{
+	char copy[1024];
+	char *save = NULL, *tok;
+
+	if (!caps || !*caps)
+		return 0;
+	snprintf(copy, sizeof(copy), "%s", caps);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int r = add_caps_token(root, host, chosen, gp_strtrim(tok), plan, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int check_driver(const struct gp_host *host, char *err, size_t errlen)
+{
+	if (!host->driver_loaded) {
+		snprintf(err, errlen, "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
+				      "version); load it with: modprobe nvidia");
+		return -EINVAL;
+	}
+	if (!host->majors.uvm) {
+		snprintf(err, errlen, "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
+				      "; CUDA needs it: modprobe nvidia_uvm");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int gp_plan_build(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
+		  const char *caps, struct gp_plan *plan, char *err, size_t errlen)
+{
+	unsigned int nv = host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA;
+	unsigned int mode = host->params.mode;
+	int r;
+
+	memset(plan, 0, sizeof(*plan));
+	r = check_driver(host, err, errlen);
+	if (r < 0)
+		return r;
+	add_node(plan, "nvidiactl", nv, GP_MINOR_NVIDIACTL, mode, &host->params);
+	for (size_t i = 0; i < host->ngpus; i++) {
+		char name[32];
+
+		if (!chosen[i])
+			continue;
+		snprintf(name, sizeof(name), "nvidia%u", host->gpus[i].minor);
+		add_node(plan, name, nv, host->gpus[i].minor, mode, &host->params);
+	}
+	add_node(plan, "nvidia-uvm", host->majors.uvm, 0, mode, &host->params);
+	add_node(plan, "nvidia-uvm-tools", host->majors.uvm, 1, mode, &host->params);
+	r = add_caps(root, host, chosen, caps, plan, err, errlen);
+	if (r == -E2BIG)
+		snprintf(err, errlen, "more than %d nodes planned", GP_PLAN_MAX_NODES);
+	return r;
+}
+
+bool gp_node_name_is_valid(const char *name)
+{
+	char canon[64];
+	unsigned int n;
+
+	if (strcmp(name, "nvidiactl") == 0 || strcmp(name, "nvidia-uvm") == 0 ||
+	    strcmp(name, "nvidia-uvm-tools") == 0)
+		return true;
+	/* Numbered names must read back exactly as they would be printed. */
+	if (sscanf(name, "nvidia%u", &n) == 1 && n < GP_MINOR_MODESET) {
+		snprintf(canon, sizeof(canon), "nvidia%u", n);
+		return strcmp(canon, name) == 0;
+	}
+	if (sscanf(name, "nvidia-caps/nvidia-cap%u", &n) == 1) {
+		snprintf(canon, sizeof(canon), "nvidia-caps/nvidia-cap%u", n);
+		return strcmp(canon, name) == 0;
+	}
+	return false;
+}
+
+#define PLAN_HEADER "gpu-provision-plan 1\n"
+
+char *gp_plan_format(const struct gp_plan *plan)
+{
+	struct gp_buf b = { 0 };
+
+	if (gp_buf_printf(&b, PLAN_HEADER) < 0)
+		return NULL;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct gp_node *n = &plan->nodes[i];
+
+		if (gp_buf_printf(&b, "node %s %u %u %04o %u %u\n", n->name, n->major, n->minor,
+				  n->mode, n->uid, n->gid) < 0) {
+			gp_buf_free(&b);
+			return NULL;
+		}
+	}
+	return b.data;
+}
+
+static int parse_node_line(const char *line, struct gp_node *n)
+{
+	char name[64];
+	int used = 0;
+
+	if (sscanf(line, "node %63s %u %u %o %u %u%n", name, &n->major, &n->minor, &n->mode,
+		   &n->uid, &n->gid, &used) != 6 ||
+	    line[used] != '\0')
+		return -EINVAL;
+	if (!gp_node_name_is_valid(name) || n->major == 0 || n->major > 4095 ||
+	    n->minor > 1048575 || n->mode > 07777)
+		return -EINVAL;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	return 0;
+}
+
+int gp_plan_parse(const char *buf, struct gp_plan *plan)
+{
+	const char *p;
+
+	memset(plan, 0, sizeof(*plan));
+	if (strncmp(buf, PLAN_HEADER, strlen(PLAN_HEADER)) != 0)
+		return -EINVAL;
+	for (p = buf + strlen(PLAN_HEADER); *p;) {
+		const char *nl = strchr(p, '\n');
+		char line[160];
+		size_t n;
+
+		if (!nl || (size_t)(nl - p) >= sizeof(line) || plan->n == GP_PLAN_MAX_NODES)
+			return -EINVAL;
+		n = (size_t)(nl - p);
+		memcpy(line, p, n);
+		line[n] = '\0';
+		if (parse_node_line(line, &plan->nodes[plan->n]) < 0)
+			return -EINVAL;
+		plan->n++;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+char *gp_plan_path(const char *root, const char *name)
+{
+	_cleanup_free_ char *rel = NULL;
+
+	if (asprintf(&rel, "/run/gpu-provision/%s.plan", name) < 0)
+		return NULL;
+	return gp_path(root, rel);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision host: the same facts as JSON and as text. */
+#include <string.h>
+
+#include "report.h"
+
+enum gp_tristate gp_host_hmm_active(const struct gp_host *host)
+{
+	/* HMM needs the open module, uvm_disable_hmm=N and CONFIG_DEVICE_PRIVATE. */
+	if (!host->driver_loaded || host->flavor == GP_FLAVOR_PROPRIETARY)
+		return GP_NO;
+	if (!host->uvm_loaded || host->uvm_disable_hmm == GP_YES)
+		return GP_NO;
+	if (host->kconfig.device_private == GP_NO)
+		return GP_NO;
+	if (host->uvm_disable_hmm == GP_UNKNOWN || host->kconfig.device_private == GP_UNKNOWN)
+		return GP_UNKNOWN;
+	return GP_YES;
+}
+
+static struct json_object *tristate_json(enum gp_tristate t)
+{
+	return t == GP_UNKNOWN ? NULL : json_object_new_boolean(t == GP_YES);
+}
+
+static struct json_object *major_json(unsigned int major)
+{
+	return major ? json_object_new_int((int)major) : NULL;
+}
+
+static struct json_object *gpu_json(const struct gp_gpu *g)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "index", json_object_new_int(g->index));
+	json_object_object_add(o, "minor", json_object_new_int((int)g->minor));
+	json_object_object_add(o, "pci", json_object_new_string(g->pci));
+	json_object_object_add(o, "uuid", json_object_new_string(g->uuid));
+	json_object_object_add(o, "model", json_object_new_string(g->model));
+	json_object_object_add(o, "firmware", json_object_new_string(g->firmware));
+	json_object_object_add(o, "excluded", json_object_new_boolean(g->excluded));
+	return o;
+}
+
+static struct json_object *driver_json(const struct gp_host *h)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "loaded", json_object_new_boolean(h->driver_loaded));
+	json_object_object_add(o, "version",
+			       h->driver_loaded ? json_object_new_string(h->version) : NULL);
+	json_object_object_add(o, "flavor", h->driver_loaded
+						    ? json_object_new_string(gp_flavor_name(h->flavor))
+						    : NULL);
+	json_object_object_add(o, "device_file_mode",
+			       json_object_new_int((int)h->params.mode));
+	json_object_object_add(o, "device_file_uid", json_object_new_int((int)h->params.uid));
+	json_object_object_add(o, "device_file_gid", json_object_new_int((int)h->params.gid));
+	json_object_object_add(o, "modify_device_files",
+			       json_object_new_boolean(h->params.modify != 0));
+	return o;
+}
+
+static struct json_object *kernel_json(const struct gp_host *h)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "release", json_object_new_string(h->kernel_release));
+	json_object_object_add(o, "config_source", h->kconfig.source
+							   ? json_object_new_string(h->kconfig.source)
+							   : NULL);
+	json_object_object_add(o, "device_private", tristate_json(h->kconfig.device_private));
+	json_object_object_add(o, "hmm_mirror", tristate_json(h->kconfig.hmm_mirror));
+	json_object_object_add(o, "zone_device", tristate_json(h->kconfig.zone_device));
+	return o;
+}
+
+struct json_object *gp_host_to_json(const struct gp_host *h, const char *root)
+{
+	struct json_object *o = json_object_new_object(), *gpus = json_object_new_array();
+	struct json_object *majors = json_object_new_object(), *uvm = json_object_new_object();
+
+	json_object_object_add(o, "root", json_object_new_string(root ? root : "/"));
+	json_object_object_add(o, "driver", driver_json(h));
+	for (size_t i = 0; i < h->ngpus; i++)
+		json_object_array_add(gpus, gpu_json(&h->gpus[i]));
+	json_object_object_add(o, "gpus", gpus);
+	json_object_object_add(majors, "nvidia", major_json(h->majors.nvidia));
+	json_object_object_add(majors, "nvidia-uvm", major_json(h->majors.uvm));
+	json_object_object_add(majors, "nvidia-caps", major_json(h->majors.caps));
+	json_object_object_add(majors, "nvidia-caps-imex-channels", major_json(h->majors.caps_imex));
+	json_object_object_add(majors, "nvidia-nvlink", major_json(h->majors.nvlink));
+	json_object_object_add(majors, "nvidia-nvswitch", major_json(h->majors.nvswitch));
+	json_object_object_add(o, "majors", majors);
+	json_object_object_add(o, "mig_cap_minors", json_object_new_int((int)h->caps.n));
+	json_object_object_add(uvm, "loaded", json_object_new_boolean(h->uvm_loaded));
+	json_object_object_add(uvm, "disable_hmm", tristate_json(h->uvm_disable_hmm));
+	json_object_object_add(uvm, "hmm_active", tristate_json(gp_host_hmm_active(h)));
+	json_object_object_add(o, "uvm", uvm);
+	json_object_object_add(o, "nvidia_loaded", json_object_new_boolean(h->nvidia_loaded));
+	json_object_object_add(o, "kernel", kernel_json(h));
+	json_object_object_add(o, "findings", json_object_new_array());
+	return o;
+}
+
+static const char *tristate_text(enum gp_tristate t)
+{
+	return t == GP_YES ? "yes" : t == GP_NO ? "no" : "unknown";
+}
+
+static void print_gpus(const struct gp_host *h, FILE *f)
+{
+	fprintf(f, "GPUs:       %zu\n", h->ngpus);
+	if (h->ngpus)
+		fprintf(f, "  %-5s %-5s %-13s %-41s %-12s %s\n", "index", "minor", "pci", "uuid",
+			"firmware", "model");
+	for (size_t i = 0; i < h->ngpus; i++) {
+		const struct gp_gpu *g = &h->gpus[i];
+
+		fprintf(f, "  %-5d %-5u %-13s %-41s %-12s %s%s\n", g->index, g->minor, g->pci,
+			g->uuid, g->firmware, g->model, g->excluded ? " (excluded)" : "");
+	}
+}
+
+static void print_majors(const struct gp_host *h, FILE *f)
+{
+	fprintf(f, "majors:     nvidia %u", h->majors.nvidia);
+	if (h->majors.uvm)
+		fprintf(f, ", nvidia-uvm %u", h->majors.uvm);
+	if (h->majors.caps)
+		fprintf(f, ", nvidia-caps %u", h->majors.caps);
+	fprintf(f, "%s\n", h->majors.uvm ? "" : " (no nvidia-uvm: nvidia_uvm not loaded)");
+}
+
+void gp_host_print(const struct gp_host *h, const char *root, FILE *f)
+{
+	if (root && strcmp(root, "/") != 0)
+		fprintf(f, "root:       %s (not this machine's driver)\n", root);
+	if (!h->driver_loaded) {
+		fprintf(f, "driver:     not loaded (no /proc/driver/nvidia/version)\n");
+		return;
+	}
+	fprintf(f, "driver:     %s (%s kernel module)\n", h->version, gp_flavor_name(h->flavor));
+	fprintf(f, "kernel:     %s (CONFIG_DEVICE_PRIVATE %s, CONFIG_HMM_MIRROR %s, from %s)\n",
+		h->kernel_release, tristate_text(h->kconfig.device_private),
+		tristate_text(h->kconfig.hmm_mirror),
+		h->kconfig.source ? h->kconfig.source : "nowhere");
+	fprintf(f, "modules:    nvidia %s, nvidia_uvm %s, uvm_disable_hmm %s, HMM active %s\n",
+		h->nvidia_loaded ? "loaded" : "not loaded", h->uvm_loaded ? "loaded" : "not loaded",
+		h->uvm_disable_hmm == GP_UNKNOWN ? "unknown" : h->uvm_disable_hmm ? "Y" : "N",
+		tristate_text(gp_host_hmm_active(h)));
+	fprintf(f, "nodes:      uid %u, gid %u, mode %04o, ModifyDeviceFiles %u\n", h->params.uid,
+		h->params.gid, h->params.mode, h->params.modify);
+	print_majors(h, f);
+	fprintf(f, "MIG caps:   %zu minors in /proc/driver/nvidia-caps/mig-minors\n", h->caps.n);
+	print_gpus(h, f);
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+bool gp_log_stdout;
+const char *gp_log_prefix = "gpu-provision";
+
+static void log_line(const char *level, const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: %s%s\n", gp_log_prefix, level, msg);
+	if (gp_log_stdout) {
+		fprintf(stdout, "%s: %s%s\n", gp_log_prefix, level, msg);
+		fflush(stdout);
+	}
+}
+
+void gp_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void gp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void gp_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line("", fmt, ap);
+	va_end(ap);
+}
+
+char *gp_path(const char *root, const char *rel)
+{
+	char *p;
+
+	if (!root || !*root || strcmp(root, "/") == 0)
+		return strdup(rel);
+	if (asprintf(&p, "%s%s", root, rel) < 0)
+		return NULL;
+	return p;
+}
+
+static int read_fd(int fd, size_t max, char **buf, size_t *len)
+{
+	_cleanup_free_ char *data = malloc(max + 1);
+	size_t have = 0;
+
+	if (!data)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, data + have, max + 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have > max)
+			return -EFBIG;
+	}
+	data[have] = '\0';
+	*buf = steal_ptr(data);
+	if (len)
+		*len = have;
+	return 0;
+}
+
+int gp_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	return read_fd(fd, max, buf, len);
+}
+
+int gp_read_file_at(const char *root, const char *rel, size_t max, char **buf, size_t *len)
+{
+	_cleanup_free_ char *path = gp_path(root, rel);
+
+	if (!path)
+		return -ENOMEM;
+	return gp_read_file(path, max, buf, len);
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (asprintf(&tmp, "%s.gp-tmp.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+int gp_mkdir_parents(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	char *p;
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+char *gp_strtrim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	*end = '\0';
+	return s;
+}
+
+int gp_parse_uint(const char *s, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > UINT_MAX)
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+bool gp_name_is_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 64 || name[0] == '.' || name[0] == '-')
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			return false;
+	return true;
+}
+
+bool gp_shell_word_is_safe(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/._-+:@,=", *p))
+			return false;
+	return true;
+}
+
+int gp_buf_printf(struct gp_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = (b->cap ? b->cap * 2 : 256) + (size_t)n;
+		char *d = realloc(b->data, cap);
+		if (!d)
+			return -ENOMEM;
+		b->data = d;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+void gp_buf_free(struct gp_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

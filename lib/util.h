@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_UTIL_H
+#define GP_UTIL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define GP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void gp_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void gp_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+
+static inline void gp_fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+#define _cleanup_free_ __attribute__((cleanup(gp_freep)))
+#define _cleanup_close_ __attribute__((cleanup(gp_closep)))
+#define _cleanup_fclose_ __attribute__((cleanup(gp_fclosep)))
+
+#define steal_ptr(p)                                                                               \
+	({                                                                                         \
+		__typeof__(p) _tmp = (p);                                                          \
+		(p) = NULL;                                                                        \
+		_tmp;                                                                              \
+	})
+
+#define steal_fd(fd)                                                                               \
+	({                                                                                         \
+		int _tmp = (fd);                                                                   \
+		(fd) = -1;                                                                         \
+		_tmp;                                                                              \
+	})
+
+/* Messages for people. The hook sets gp_log_stdout so LXC's log keeps them too. */
+extern bool gp_log_stdout;
+extern const char *gp_log_prefix;
+void gp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Returns a malloc'd "root + rel" (rel starts with '/'); root NULL or "" means "/". */
+char *gp_path(const char *root, const char *rel);
+
+/*
+ * Reads a whole file of at most max bytes into a NUL-terminated malloc'd buffer.
+ * Returns 0, -errno, or -EFBIG when the file is larger than max.
+ */
+int gp_read_file(const char *path, size_t max, char **buf, size_t *len);
+int gp_read_file_at(const char *root, const char *rel, size_t max, char **buf, size_t *len);
+
+/* Writes data to path through a temp file in the same directory, fsync and rename. */
+int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode);
+
+/* Makes every missing directory of path (not path's last component), mode 0755. */
+int gp_mkdir_parents(const char *path);
+
+/* Trims ASCII blanks at both ends in place and returns s. */
+char *gp_strtrim(char *s);
+
+/* Parses a non-negative decimal int that fits in an unsigned int; -EINVAL otherwise. */
+int gp_parse_uint(const char *s, unsigned int *out);
+
+/* True for names LXC and this tool accept for a container: no '/', no leading '.', short. */
+bool gp_name_is_valid(const char *name);
+
+/* True when s holds only characters safe inside an LXC hook line run by /bin/sh. */
+bool gp_shell_word_is_safe(const char *s);
+
+/* Appends formatted text to a growing malloc'd string; returns 0 or -ENOMEM. */
+struct gp_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+int gp_buf_printf(struct gp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gp_buf_free(struct gp_buf *b);
+
+#endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "commands.h"
+#include "util.h"
+
+#ifndef GP_LIBEXECDIR
+#define GP_LIBEXECDIR "/usr/local/libexec/gpu-provision"
+#endif
+
+/* gpu-hook beside this binary (a build tree), else the installed one. */
+static int find_hook(char *out, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash && strcmp(slash, "/gpu-provision") == 0) {
+			*slash = '\0';
+			if (snprintf(out, size, "%.*s/gpu-hook", (int)(size - 16), self) > 0 &&
+			    access(out, X_OK) == 0 && !strstr(self, "/sbin"))
+				return 0;
+		}
+	}
+	snprintf(out, size, "%s/gpu-hook", GP_LIBEXECDIR);
+	if (access(out, X_OK) == 0)
+		return 0;
+	gp_error("gpu-hook is neither beside gpu-provision nor in %s: run make install",
+		 GP_LIBEXECDIR);
+	return -ENOENT;
+}
+
+static int fill(const struct gp_cli *cli, const char *verb, struct gp_attach_opts *o, char *hook,
+		size_t size)
+{
+	if (cli->nargs != 2) {
+		gp_error("usage: gpu-provision %s NAME%s", verb,
+			 strcmp(verb, "attach") == 0 ? " [--gpus SEL] [--caps CAPS]" : "");
+		return -EINVAL;
+	}
+	if (!gp_name_is_valid(cli->args[1])) {
+		gp_error("\"%s\" is not a container name gpu-provision accepts", cli->args[1]);
+		return -EINVAL;
+	}
+	if (cli->confdir[0] != '/') {
+		gp_error("--confdir must be an absolute path");
+		return -EINVAL;
+	}
+	*o = (struct gp_attach_opts){ .root = cli->root, .confdir = cli->confdir,
+				      .lxcpath = cli->lxcpath, .name = cli->args[1],
+				      .gpus = cli->gpus, .caps = cli->caps, .hook = hook,
+				      .dry_run = cli->dry_run };
+	return find_hook(hook, size) < 0 ? -ENOENT : 0;
+}
+
+static int exit_code(int r)
+{
+	return r == 0 ? 0 : r == -EINVAL ? 2 : 3;
+}
+
+int gp_cmd_attach(const struct gp_cli *cli)
+{
+	struct gp_attach_opts o;
+	char hook[PATH_MAX];
+	int r = fill(cli, "attach", &o, hook, sizeof(hook));
+
+	if (r < 0)
+		return exit_code(r);
+	if (cli->caps && !cli->gpus) {
+		gp_error("--caps needs --gpus too");
+		return 2;
+	}
+	return exit_code(gp_attach(&o));
+}
+
+int gp_cmd_detach(const struct gp_cli *cli)
+{
+	struct gp_attach_opts o;
+	char hook[PATH_MAX];
+	int r = fill(cli, "detach", &o, hook, sizeof(hook));
+
+	if (r < 0)
+		return exit_code(r);
+	return exit_code(gp_detach(&o));
+}

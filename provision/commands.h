@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_COMMANDS_H
+#define GP_COMMANDS_H
+
+#include <stdbool.h>
+
+/* What the command line said; each command reads what it needs. */
+struct gp_cli {
+	char *root;
+	char *lxcpath;
+	const char *confdir;
+	const char *gpus;
+	const char *caps;
+	bool dry_run;
+	bool json;
+	char **args; /* args[0] is the command */
+	int nargs;
+};
+
+struct gp_command {
+	const char *name;
+	const char *help;
+	int (*run)(const struct gp_cli *cli);
+};
+
+/* Each returns the exit code: 0 well, 1 problem found, 2 bad usage or config, 3 failed. */
+int gp_cmd_host(const struct gp_cli *cli);
+int gp_cmd_attach(const struct gp_cli *cli);
+int gp_cmd_detach(const struct gp_cli *cli);
+
+#endif

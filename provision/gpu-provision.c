@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision [OPTIONS] COMMAND [ARGS]: options are accepted after COMMAND too. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0"
+#endif
+#ifndef GP_CONFDIR
+#define GP_CONFDIR "/etc/gpu-provision"
+#endif
+
+static const struct gp_command commands[] = {
+	{ "host", "show the host's driver, GPUs, majors and uvm state", gp_cmd_host },
+	{ "attach", "NAME --gpus SEL [--caps CAPS]: give a container GPUs", gp_cmd_attach },
+	{ "detach", "NAME: take them away again", gp_cmd_detach },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: gpu-provision [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
+	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nOptions:\n"
+		   "  --root DIR      read and write the host's driver files under DIR\n"
+		   "  --lxcpath DIR   LXC's container directory (default: LXC's own)\n"
+		   "  --confdir DIR   per-container ini files (default %s)\n"
+		   "  --gpus SEL      all, indexes, GPU-UUIDs or PCI addresses, comma-separated\n"
+		   "  --caps CAPS     mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC\n"
+		   "  --dry-run       print what would change, change nothing\n"
+		   "  --json          machine-readable output\n"
+		   "  -h, --help      this text\n"
+		   "  -V, --version   the version\n",
+		GP_CONFDIR);
+}
+
+static int absolute(const char *opt, const char *path, char **out)
+{
+	char buf[PATH_MAX];
+
+	if (!realpath(path, buf)) {
+		gp_error("%s \"%s\": %m", opt, path);
+		return -errno;
+	}
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int parse_options(int argc, char **argv, struct gp_cli *cli)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },  { "lxcpath", required_argument, NULL, 'P' },
+		{ "confdir", required_argument, NULL, 'c' }, { "gpus", required_argument, NULL, 'g' },
+		{ "caps", required_argument, NULL, 'C' },  { "dry-run", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },        { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },     { 0 },
+	};
+	int c, r = 0;
+
+	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1 && r == 0) {
+		switch (c) {
+		case 'r':
+			r = absolute("--root", optarg, &cli->root);
+			break;
+		case 'P':
+			r = absolute("--lxcpath", optarg, &cli->lxcpath);
+			break;
+		case 'c':
+			cli->confdir = optarg;
+			break;
+		case 'g':
+			cli->gpus = optarg;
+			break;
+		case 'C':
+			cli->caps = optarg;
+			break;
+		case 'n':
+			cli->dry_run = true;
+			break;
+		case 'j':
+			cli->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("gpu-provision %s\n", GP_VERSION);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	cli->args = argv + optind;
+	cli->nargs = argc - optind;
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct gp_cli cli = { .confdir = GP_CONFDIR };
+
+	if (parse_options(argc, argv, &cli) < 0 || cli.nargs < 1) {
+		usage(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++)
+		if (strcmp(cli.args[0], commands[i].name) == 0)
+			return commands[i].run(&cli);
+	gp_error("unknown command \"%s\"; see gpu-provision --help", cli.args[0]);
+	return 2;
+}
