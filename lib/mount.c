@@ -128,9 +128,7 @@ refuse:
 
 static int bind_fd(int srcfd, int tgtfd)
 {
-	/* Private: nothing mounted later on the host or in the container propagates over it. */
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-				   .propagation = MS_PRIVATE };
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC };
 	_cleanup_close_ int tree = -1;
 
 	tree = (int)syscall(SYS_open_tree, srcfd, "",
