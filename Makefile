@@ -34,6 +34,7 @@ PROV_OBJ := $(PROV_SRC:%.c=$(BUILD)/%.o)
 HOOK_OBJ := $(BUILD)/hooks/gpu-hook.o
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook
 
@@ -57,7 +58,7 @@ $(BUILD)/gpu-hook: $(HOOK_OBJ) $(BUILD)/libgp.a
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
+	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(ALL_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
 install: all

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The per-container ini: keys, defaults, and errors that name file:line. */
+#include "unit.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctconf.h"
+
+/* Captures stderr of one call so the file:line message can be checked. */
+static char captured[4096];
+
+static int parse_capturing(const char *buf, struct gp_ctconf *c)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), r;
+	size_t n;
+
+	assert_non_null(tmp);
+	dup2(fileno(tmp), 2);
+	r = gp_ctconf_parse(buf, "/etc/gpu-provision/c1.ini", c);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(captured, 1, sizeof(captured) - 1, tmp);
+	captured[n] = '\0';
+	fclose(tmp);
+	return r;
+}
+
+static void full(void **state)
+{
+	struct gp_ctconf c;
+
+	(void)state;
+	assert_int_equal(parse_capturing("; comment\n[gpu]\ndevices = 0,2 ; first two\n"
+					 "caps = mig-config\n[uvm]\ndisable_hmm = yes\n[probe]\n"
+					 "timeout = 5\n",
+					 &c),
+			 0);
+	assert_string_equal(c.devices, "0,2");
+	assert_int_equal(c.devices_line, 3);
+	assert_string_equal(c.caps, "mig-config");
+	assert_int_equal(c.disable_hmm, GP_HMM_YES);
+	assert_int_equal(c.probe_timeout, 5);
+}
+
+static void defaults(void **state)
+{
+	struct gp_ctconf c;
+
+	(void)state;
+	assert_int_equal(parse_capturing("[gpu]\ndevices = all\n", &c), 0);
+	assert_int_equal(c.disable_hmm, GP_HMM_AUTO);
+	assert_int_equal(c.probe_timeout, 30);
+	assert_string_equal(c.caps, "");
+}
+
+struct bad {
+	const char *text;
+	const char *message; /* expected in the error, with its line */
+};
+
+static void errors_name_file_and_line(void **state)
+{
+	static const struct bad cases[] = {
+		{ "[gpu]\ndevices = 0\ncolour = red\n", "c1.ini:3: unknown key \"colour\"" },
+		{ "[gpu]\ndevices = 0\n[gpus]\n", "c1.ini:3: unknown section [gpus]" },
+		{ "[gpu]\ndevices = 0\ndevices = 1\n", "c1.ini:3: duplicate key \"devices\"" },
+		{ "[gpu]\ndevices = 0\n[uvm]\ndisable_hmm = maybe\n", "c1.ini:4: disable_hmm is" },
+		{ "[gpu]\ndevices = 0\n[probe]\ntimeout = 0\n", "c1.ini:4: timeout is" },
+		{ "[gpu]\ndevices = 0\nnonsense\n", "c1.ini:3: expected \"key = value\"" },
+		{ "devices = 0\n", "c1.ini:1: key \"devices\" before any section" },
+		{ "[gpu]\n", "c1.ini: no \"devices\" in [gpu]" },
+		{ "[gpu\ndevices = 0\n", "c1.ini:1: section header without" },
+	};
+	struct gp_ctconf c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse_capturing(cases[i].text, &c), -EINVAL);
+		if (!strstr(captured, cases[i].message))
+			fail_msg("case %zu: \"%s\" not in \"%s\"", i, cases[i].message, captured);
+	}
+}
+
+static void long_line_refused(void **state)
+{
+	char buf[512];
+	struct gp_ctconf c;
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "[gpu]\n; %0250d\ndevices = 0\n", 0);
+	assert_int_equal(parse_capturing(buf, &c), -EINVAL);
+	assert_non_null(strstr(captured, "c1.ini:2: line longer than 200"));
+}
+
+static void owner_and_mode(void **state)
+{
+	struct stat st = { .st_mode = S_IFREG | 0644, .st_uid = 0 };
+	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
+
+	(void)state;
+	dup2(devnull, 2);
+	assert_int_equal(gp_ctconf_check_owner("x", &st), 0);
+	st.st_mode = S_IFREG | 0664;
+	assert_int_equal(gp_ctconf_check_owner("x", &st), -EPERM);
+	st.st_mode = S_IFREG | 0646;
+	assert_int_equal(gp_ctconf_check_owner("x", &st), -EPERM);
+	st.st_mode = S_IFREG | 0600;
+	st.st_uid = 1000;
+	assert_int_equal(gp_ctconf_check_owner("x", &st), -EPERM);
+	st.st_uid = 0;
+	st.st_mode = S_IFIFO | 0600;
+	assert_int_equal(gp_ctconf_check_owner("x", &st), -EPERM);
+	dup2(saved, 2);
+	close(saved);
+	close(devnull);
+}
+
+static void format_round_trips(void **state)
+{
+	struct gp_ctconf a, b;
+	char *text;
+
+	(void)state;
+	assert_int_equal(parse_capturing("[gpu]\ndevices = GPU-1,0000:41:00.0\ncaps = gpu1/gi1/ci0\n"
+					 "[uvm]\ndisable_hmm = no\n[probe]\ntimeout = 12\n",
+					 &a),
+			 0);
+	text = gp_ctconf_format(&a);
+	assert_int_equal(parse_capturing(text, &b), 0);
+	assert_string_equal(a.devices, b.devices);
+	assert_string_equal(a.caps, b.caps);
+	assert_int_equal(a.disable_hmm, b.disable_hmm);
+	assert_int_equal(a.probe_timeout, b.probe_timeout);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(full),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(errors_name_file_and_line),
+		cmocka_unit_test(long_line_refused),
+		cmocka_unit_test(format_round_trips),
+		cmocka_unit_test(owner_and_mode),
+	};
+	return cmocka_run_group_tests_name("ctconf", tests, NULL, NULL);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The host model read from fixture roots. */
+#include "unit.h"
+
+#include "host.h"
+#include "report.h"
+
+static void h200_capture(void **state)
+{
+	struct gp_host h;
+
+	(void)state;
+	assert_int_equal(gp_host_read(FIXTURES "/h200-580-open", &h), 0);
+	assert_true(h.driver_loaded);
+	assert_string_equal(h.version, "580.159.04");
+	assert_int_equal(h.flavor, GP_FLAVOR_OPEN);
+	assert_int_equal(h.ngpus, 1);
+	assert_string_equal(h.gpus[0].uuid, "GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460");
+	assert_string_equal(h.gpus[0].pci, "0000:00:06.0");
+	assert_string_equal(h.gpus[0].firmware, "580.159.04");
+	assert_int_equal(h.majors.uvm, 238);
+	assert_int_equal(h.majors.caps, 241);
+	assert_int_equal(h.params.mode, 0666);
+	assert_true(h.uvm_loaded);
+	assert_int_equal(h.uvm_disable_hmm, GP_NO);
+	assert_string_equal(h.kernel_release, "6.18.44-fc-v657-gpu");
+	/* From /proc/config.gz: HMM_MIRROR but no DEVICE_PRIVATE, so HMM is off. */
+	assert_int_equal(h.kconfig.hmm_mirror, GP_YES);
+	assert_int_equal(h.kconfig.device_private, GP_NO);
+	assert_int_equal(gp_host_hmm_active(&h), GP_NO);
+	assert_int_equal(gp_caps_lookup(&h.caps, "config"), 1);
+	assert_int_equal(gp_caps_lookup(&h.caps, "gpu0/gi1/ci0/access"), 13);
+	gp_host_free(&h);
+}
+
+static void quad_index_follows_pci_not_minor(void **state)
+{
+	static const char *pci[] = { "0000:01:00.0", "0000:41:00.0", "0000:81:00.0",
+				     "0000:c1:00.0" };
+	static const unsigned int minor[] = { 3, 2, 0, 1 };
+	struct gp_host h;
+
+	(void)state;
+	assert_int_equal(gp_host_read(FIXTURES "/quad-550-proprietary", &h), 0);
+	assert_int_equal(h.flavor, GP_FLAVOR_PROPRIETARY);
+	assert_string_equal(h.version, "550.54.14");
+	assert_int_equal(h.ngpus, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(h.gpus[i].index, i);
+		assert_string_equal(h.gpus[i].pci, pci[i]);
+		assert_int_equal(h.gpus[i].minor, minor[i]);
+	}
+	assert_int_equal(h.majors.uvm, 509);
+	assert_int_equal(h.params.gid, 44);
+	assert_int_equal(h.params.mode, 0660);
+	/* Proprietary module: never HMM, whatever the kernel has. */
+	assert_int_equal(h.kconfig.device_private, GP_YES);
+	assert_int_equal(gp_host_hmm_active(&h), GP_NO);
+	gp_host_free(&h);
+}
+
+static void seed_case_hmm_active(void **state)
+{
+	struct gp_host h;
+
+	(void)state;
+	assert_int_equal(gp_host_read(FIXTURES "/b200x8-590-open-hmm", &h), 0);
+	assert_int_equal(h.ngpus, 8);
+	assert_string_equal(h.version, "590.48.01");
+	assert_string_equal(h.kernel_release, "6.8.12-9-pve");
+	assert_int_equal(gp_host_hmm_active(&h), GP_YES);
+	gp_host_free(&h);
+}
+
+static void uvm_unloaded(void **state)
+{
+	struct gp_host h;
+
+	(void)state;
+	assert_int_equal(gp_host_read(FIXTURES "/uvm-unloaded-580-open", &h), 0);
+	assert_true(h.nvidia_loaded);
+	assert_false(h.uvm_loaded);
+	assert_int_equal(h.majors.uvm, 0);
+	assert_int_equal(h.uvm_disable_hmm, GP_UNKNOWN);
+	gp_host_free(&h);
+}
+
+static void no_driver(void **state)
+{
+	struct gp_host h;
+
+	(void)state;
+	assert_int_equal(gp_host_read(FIXTURES "/README.md-is-not-a-root", &h), 0);
+	assert_false(h.driver_loaded);
+	assert_int_equal(h.ngpus, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(h200_capture),
+		cmocka_unit_test(quad_index_follows_pci_not_minor),
+		cmocka_unit_test(seed_case_hmm_active),
+		cmocka_unit_test(uvm_unloaded),
+		cmocka_unit_test(no_driver),
+	};
+	return cmocka_run_group_tests_name("host", tests, NULL, NULL);
+}
