@@ -167,7 +167,14 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 	r = read_plan(root, name, &plan);
 	if (r < 0)
 		return r;
-	return gp_mount_plan(rootfs, root, &plan);
+	r = gp_mount_plan(rootfs, root, &plan);
+	/*
+	 * LXC runs no post-stop after an aborted start: drop the plan here. An
+	 * unprivileged container's hook may not; the next pre-start rewrites it.
+	 */
+	if (r < 0)
+		gp_hook_post_stop(root, name);
+	return r;
 }
 
 int gp_hook_post_stop(const char *root, const char *name)

@@ -1,0 +1,76 @@
+# Shell helpers shared by the integration tests, the demo and the benchmark. Source it.
+# Containers live in a private lxcpath; host driver files come from a fixture root.
+
+GP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+GP=$GP_TOP/build/gpu-provision
+GP_FIXTURES=$GP_TOP/tests/fixtures
+
+# make_root FIXTURE DIR: a scratch copy of a fixture with its device nodes made by mknod.
+make_root() {
+	local fixture=$1 dir=$2 path type major minor mode uid gid
+	rm -rf "$dir"
+	mkdir -p "$(dirname "$dir")"
+	cp -a "$GP_FIXTURES/$fixture" "$dir"
+	chmod 755 "$dir"
+	while read -r path type major minor mode uid gid; do
+		[ -n "$path" ] || continue
+		mkdir -p "$dir/$(dirname "$path")"
+		mknod -m "$mode" "$dir/$path" "$type" "$major" "$minor"
+		chown "$uid:$gid" "$dir/$path"
+	done < "$dir/dev-nodes.txt"
+}
+
+# ensure_subids: root may map 100000-165535, as on Proxmox VE; LXC needs it where newuidmap
+# is installed (without it, root writes the maps itself).
+ensure_subids() {
+	local f
+	for f in /etc/subuid /etc/subgid; do
+		grep -qx 'root:100000:65536' "$f" 2>/dev/null || echo 'root:100000:65536' >>"$f"
+	done
+}
+
+# new_container LXCPATH NAME [unprivileged]: a busybox container with no network that
+# includes LXC's common.conf (deny all devices, allow mknod), as a real distro config does.
+new_container() {
+	local lxcpath=$1 name=$2 mode=${3:-privileged} cfg
+	lxc-create -P "$lxcpath" -n "$name" -t busybox >"$lxcpath/$name.create.log" 2>&1 || {
+		cat "$lxcpath/$name.create.log" >&2
+		return 1
+	}
+	cfg=$lxcpath/$name/config
+	sed -i -e 's/^lxc.net.0.type = .*/lxc.net.0.type = empty/' \
+		-e '/^lxc.net.0.link/d' -e '/^lxc.net.0.flags/d' "$cfg"
+	echo "lxc.include = /usr/share/lxc/config/common.conf" >>"$cfg"
+	if [ "$mode" = unprivileged ]; then
+		ensure_subids
+		printf '%s\n' "lxc.idmap = u 0 100000 65536" "lxc.idmap = g 0 100000 65536" >>"$cfg"
+		chown -R 100000:100000 "$lxcpath/$name/rootfs"
+		chmod 755 "$lxcpath/$name"
+	fi
+}
+
+# in_ct LXCPATH NAME CMD...: runs a shell command inside the running container.
+in_ct() {
+	local lxcpath=$1 name=$2
+	shift 2
+	lxc-attach -P "$lxcpath" -n "$name" --clear-env -- /bin/sh -c "$*"
+}
+
+# open_result LXCPATH NAME NODE: what open(O_RDWR) of NODE says inside ("ok" or the error).
+open_result() {
+	local out
+	out=$(in_ct "$1" "$2" "exec 3<>$3" 2>&1) && { echo ok; return; }
+	case "$out" in
+	*"Operation not permitted"*) echo EPERM ;;
+	*"No such device or address"*) echo ENXIO ;;
+	*"No such device"*) echo ENODEV ;;
+	*"No such file"*) echo ENOENT ;;
+	*"Permission denied"*) echo EACCES ;;
+	*) echo "other: $out" ;;
+	esac
+}
+
+# host_mounts_under DIR: how many host mounts have DIR in their source or target.
+host_mounts_under() {
+	grep -c -- "$1" /proc/self/mountinfo || true
+}
