@@ -38,7 +38,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook
 
-.PHONY: all install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 
@@ -60,6 +60,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(ALL_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
+
+# What the GPU host run needs besides the binaries (tests/gpu/run-h200.sh).
+gpu-tools: all $(BUILD)/cuinit
+
+$(BUILD)/cuinit: tests/gpu/cuinit.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< -ldl
 
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(CONFDIR)

@@ -1,0 +1,87 @@
+#!/bin/bash
+# The GPU host run: real driver, real libcuda, real cgroup v2 enforcement, no --root.
+# Prepare here: ../shared/gpu-e2e/fetch-debs.sh; make gpu-tools. Then on the GPU host, from
+# the checkout root (with .gpu-e2e and build carried): bash tests/gpu/run-h200.sh
+# 1. a container attached with gpu-provision sees nvidia0, nvidiactl, nvidia-uvm with the
+#    host's majors, and cuInit() == 0 with one device inside;
+# 2. the same container with uvm's cgroup rule removed is refused by the hook at pre-start;
+# 3. without the hook's check (static binds, uvm not allowed) cuInit fails (999 was seen).
+set -uo pipefail
+top=$(pwd)
+GP=$top/build/gpu-provision
+P=/var/lib/gpu-e2e-lxc
+CONF=/tmp/gpu-e2e-conf
+say() { printf '\n== %s\n' "$*"; }
+
+bash .gpu-e2e/host-setup.sh >/tmp/host-setup.log 2>&1 || { cat /tmp/host-setup.log; exit 1; }
+rm -rf "$P" "$CONF"; mkdir -p "$P" "$CONF"
+# The containers find libcuda through the host's ld.so.cache (bound in); make sure the
+# cache lists the directory this host loads it from, not only LD_LIBRARY_PATH.
+if ! ldconfig -p | grep -q 'libcuda.so.1 '; then
+	for d in ${LD_LIBRARY_PATH//:/ } /usr/local/nvidia/lib64; do
+		[ -e "$d/libcuda.so.1" ] && { echo "$d" >/etc/ld.so.conf.d/gpu-e2e-nvidia.conf; break; }
+	done
+	ldconfig
+fi
+ldconfig -p | grep 'libcuda.so.1 ' 
+
+mkct() { # mkct NAME: a busybox root with the host's /usr bound read-only
+	local n=$1
+	mkdir -p "$P/$n"
+	gpu-e2e-rootfs "$P/$n/rootfs"
+	cp "$top/build/cuinit" "$P/$n/rootfs/bin/cuinit"
+	cat >"$P/$n/config" <<EOC
+lxc.uts.name = $n
+lxc.rootfs.path = dir:$P/$n/rootfs
+lxc.net.0.type = empty
+lxc.include = /usr/share/lxc/config/common.conf
+lxc.apparmor.profile = unconfined
+lxc.autodev = 1
+lxc.init.cmd = /bin/sleep 100000
+lxc.mount.entry = /usr usr none ro,rbind 0 0
+lxc.mount.entry = /etc/ld.so.cache etc/ld.so.cache none ro,bind,create=file 0 0
+EOC
+}
+run_in() { lxc-attach -P "$P" -n "$1" --clear-env -- "${@:2}"; }
+
+say "host: $(uname -r); lxc $(lxc-start --version)"
+"$GP" host
+grep -E 'nvidia' /proc/devices
+ls -l /dev/nvidia* 2>&1
+
+say "bare cuInit on the host, 5 runs"
+for i in 1 2 3 4 5; do "$top/build/cuinit" | grep -E "libcuda|cuInit"; done; grep " /usr" /proc/self/mountinfo | cut -d" " -f4,5
+
+say "1. container g1: gpu-provision attach g1 --gpus all"
+mkct g1
+"$GP" --lxcpath "$P" --confdir "$CONF" attach g1 --gpus all
+grep -E 'gpu-hook|devices.allow = c (195|[0-9]+):' "$P/g1/config" | grep -v '\*'
+lxc-start -P "$P" -n g1 -l DEBUG -o /tmp/g1.log || { grep -E 'ERROR|gpu-hook' /tmp/g1.log; }
+echo "state: $(lxc-info -P "$P" -n g1 -sH)"
+run_in g1 /bin/sh -c 'ls /usr/local/nvidia/lib64/libcuda.so.1; ls -l /dev/nvidia*; grep " /dev/nvidia" /proc/self/mountinfo | cut -d" " -f5,6'
+say "cuinit inside g1, 5 runs"
+for i in 1 2 3 4 5; do run_in g1 /bin/cuinit; echo "rc=$?"; done 2>&1 | grep -E 'libcuda|cuInit|devices|device 0|rc='
+lxc-stop -P "$P" -n g1 -k
+
+say "2. g1 with uvm's rule removed: the hook refuses the start"
+uvm=$(awk '$2=="nvidia-uvm"{print $1}' /proc/devices)
+sed -i "/devices.allow = c $uvm:0 rwm/d" "$P/g1/config"
+if lxc-start -P "$P" -n g1 -l DEBUG -o /tmp/g1b.log; then echo "UNEXPECTED: started"; else echo "start refused"; fi
+grep -o 'gpu-hook: error: .*' /tmp/g1b.log | sort -u
+echo "state: $(lxc-info -P "$P" -n g1 -sH)"
+
+say "3. g3 without the hook: static binds, only c 195:* allowed (the recipe that misses uvm)"
+mkct g3
+cat >>"$P/g3/config" <<EOC
+lxc.cgroup2.devices.allow = c 195:* rwm
+lxc.mount.entry = /dev/nvidia0 dev/nvidia0 none bind,optional,create=file 0 0
+lxc.mount.entry = /dev/nvidiactl dev/nvidiactl none bind,optional,create=file 0 0
+lxc.mount.entry = /dev/nvidia-uvm dev/nvidia-uvm none bind,optional,create=file 0 0
+EOC
+lxc-start -P "$P" -n g3 -l DEBUG -o /tmp/g3.log || grep ERROR /tmp/g3.log
+run_in g3 /bin/cuinit; echo "rc=$?"
+lxc-stop -P "$P" -n g3 -k
+
+say "detach g1 restores its config"
+"$GP" --lxcpath "$P" --confdir "$CONF" detach g1
+grep -c gpu-hook "$P/g1/config"
