@@ -6,6 +6,10 @@ LIBEXECDIR ?= $(PREFIX)/libexec/gpu-provision
 CONFDIR    ?= /etc/gpu-provision
 DESTDIR    ?=
 BUILD      ?= build
+V          ?= 0
+ifeq ($(V),0)
+Q          := @
+endif
 
 CC         ?= cc
 PKGS       := lxc libkmod blkid inih json-c zlib
@@ -44,21 +48,28 @@ all: $(BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libgp.a: $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# The hook runs as root at every start: it links only what it uses.
+# The hook runs as root at every start, in an environment LXC hands down: linked
+# statically (position independent) it loads no shared object, so LD_PRELOAD and
+# LD_LIBRARY_PATH cannot put code into it, and it starts faster.
+HOOK_STATIC ?= -static-pie
 $(BUILD)/gpu-hook: $(HOOK_OBJ) $(BUILD)/libgp.a
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(HOOK_LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(HOOK_STATIC) -o $@ $^ $(HOOK_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(ALL_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(ALL_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # What the GPU host run needs besides the binaries (tests/gpu/run-h200.sh).
@@ -97,7 +108,7 @@ bench: deps all
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-		LDFLAGS="-fsanitize=address,undefined" all unit
+		LDFLAGS="-fsanitize=address,undefined" HOOK_STATIC= all unit
 
 format:
 	clang-format -i lib/*.[ch] hooks/*.c provision/*.[ch] tests/unit/*.[ch]

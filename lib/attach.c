@@ -154,7 +154,7 @@ static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 	for (size_t i = 0; i < l->n && r == 0; i++)
 		r = gp_buf_printf(&b, "%s\n", l->v[i]);
 	if (r == 0 && path)
-		r = gp_write_file_atomic(path, b.data, b.len, 0644);
+		r = gp_write_file_atomic(path, b.data, b.len, 0644, GP_DURABLE);
 	gp_buf_free(&b);
 	return path ? r : -ENOMEM;
 }
@@ -202,7 +202,7 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 		snprintf(conf->devices, sizeof(conf->devices), "%s", o->gpus);
 		snprintf(conf->caps, sizeof(conf->caps), "%s", o->caps ? o->caps : "");
 	}
-	r = gp_host_read(o->root, &host);
+	r = gp_host_read(o->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;
 	r = gp_select_gpus(conf->devices, &host, chosen, err, sizeof(err));

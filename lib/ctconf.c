@@ -270,7 +270,7 @@ int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf
 		gp_error("Failed to create \"%s\": %s", confdir, strerror(-r));
 		return r;
 	}
-	r = gp_write_file_atomic(path, text, strlen(text), 0644);
+	r = gp_write_file_atomic(path, text, strlen(text), 0644, GP_DURABLE);
 	if (r < 0)
 		gp_error("Failed to write \"%s\": %s", path, strerror(-r));
 	return r;

@@ -74,7 +74,7 @@ static int build_plan(const char *root, const struct gp_ctconf *conf, struct gp_
 	char err[512];
 	int r;
 
-	r = gp_host_read(root, &host);
+	r = gp_host_read(root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;
 	r = gp_select_gpus(conf->devices, &host, chosen, err, sizeof(err));
@@ -99,7 +99,8 @@ static int write_plan(const char *root, const char *name, const struct gp_plan *
 		return -ENOMEM;
 	r = gp_mkdir_parents(path);
 	if (r == 0)
-		r = gp_write_file_atomic(path, text, strlen(text), 0644);
+		/* Runtime state: it need not survive a crash, so no fsync at each start. */
+		r = gp_write_file_atomic(path, text, strlen(text), 0644, 0);
 	if (r < 0)
 		gp_error("Failed to write the plan \"%s\": %s", path, strerror(-r));
 	return r;

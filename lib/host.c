@@ -102,7 +102,7 @@ static int read_gpus(const char *root, struct gp_host *h)
 	return 0;
 }
 
-static int read_majors_and_caps(const char *root, struct gp_host *h)
+static int read_majors_and_caps(const char *root, unsigned int parts, struct gp_host *h)
 {
 	_cleanup_free_ char *devices = NULL, *mig = NULL;
 	int r;
@@ -112,6 +112,8 @@ static int read_majors_and_caps(const char *root, struct gp_host *h)
 		return r;
 	if (devices && gp_parse_devices(devices, &h->majors) < 0)
 		return parse_failed(root, "/proc/devices");
+	if (!(parts & GP_HOST_MIG))
+		return 0;
 	r = read_optional(root, "/proc/driver/nvidia-caps/mig-minors", &mig);
 	if (r < 0)
 		return r;
@@ -183,16 +185,18 @@ static void read_kconfig(const char *root, struct gp_host *h)
 	h->kconfig.source = h->kconfig_source;
 }
 
-static void read_kernel(const char *root, struct gp_host *h)
+static void read_kernel(const char *root, unsigned int parts, struct gp_host *h)
 {
 	_cleanup_free_ char *rel = NULL;
 
 	if (gp_read_file_at(root, "/proc/sys/kernel/osrelease", 256, &rel, NULL) == 0)
 		snprintf(h->kernel_release, sizeof(h->kernel_release), "%s", gp_strtrim(rel));
-	read_kconfig(root, h);
+	h->kconfig = (struct gp_kconfig){ GP_UNKNOWN, GP_UNKNOWN, GP_UNKNOWN, NULL };
+	if (parts & GP_HOST_KCONFIG)
+		read_kconfig(root, h);
 }
 
-int gp_host_read(const char *root, struct gp_host *host)
+int gp_host_read(const char *root, unsigned int parts, struct gp_host *host)
 {
 	int r;
 
@@ -201,13 +205,13 @@ int gp_host_read(const char *root, struct gp_host *host)
 	if (r == 0)
 		r = read_gpus(root, host);
 	if (r == 0)
-		r = read_majors_and_caps(root, host);
+		r = read_majors_and_caps(root, parts, host);
 	if (r < 0) {
 		gp_host_free(host);
 		return r;
 	}
 	read_modules(root, host);
-	read_kernel(root, host);
+	read_kernel(root, parts, host);
 	return 0;
 }
 

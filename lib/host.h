@@ -84,12 +84,18 @@ void gp_parse_kconfig(const char *buf, struct gp_kconfig *kc);
 /* Orders gpus by PCI address and numbers their index as nvidia-smi does. */
 void gp_host_index_gpus(struct gp_host *host);
 
+/* What gp_host_read reads besides the driver, GPUs, majors and modules. */
+#define GP_HOST_MIG (1u << 0)     /* the MIG cap minors table */
+#define GP_HOST_KCONFIG (1u << 1) /* kernel build options, for the HMM verdict */
+#define GP_HOST_ALL (GP_HOST_MIG | GP_HOST_KCONFIG)
+
 /*
- * Reads the host's driver state under root (NULL or "/" for the real host).
+ * Reads the host's driver state under root (NULL or "/" for the real host); parts
+ * adds the slower reads above (the hook at each start skips what it does not need).
  * A host without the driver is not an error: driver_loaded stays false.
  * Returns 0 or -errno for a file that exists but cannot be read or parsed.
  */
-int gp_host_read(const char *root, struct gp_host *host);
+int gp_host_read(const char *root, unsigned int parts, struct gp_host *host);
 void gp_host_free(struct gp_host *host);
 
 const struct gp_gpu *gp_host_gpu_by_index(const struct gp_host *host, int index);

@@ -198,10 +198,14 @@ static int add_cap(struct gp_caps_table *caps, const char *name, unsigned int mi
 
 	if (strlen(name) >= sizeof(v->name))
 		return -EINVAL;
-	v = realloc(caps->v, (caps->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	caps->v = v;
+	/* Grows by doubling: a full table has thousands of lines. */
+	if ((caps->n & (caps->n - 1)) == 0) {
+		v = realloc(caps->v, (caps->n ? caps->n * 2 : 16) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		caps->v = v;
+	}
+	v = caps->v;
 	snprintf(v[caps->n].name, sizeof(v->name), "%s", name);
 	v[caps->n].minor = minor;
 	caps->n++;

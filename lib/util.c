@@ -119,7 +119,8 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode)
+int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
+			 unsigned int flags)
 {
 	_cleanup_free_ char *tmp = NULL;
 	_cleanup_close_ int fd = -1;
@@ -133,7 +134,7 @@ int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t 
 	r = write_all(fd, data, len);
 	if (r == 0 && fchmod(fd, mode) < 0)
 		r = -errno;
-	if (r == 0 && fsync(fd) < 0)
+	if (r == 0 && (flags & GP_DURABLE) && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)
 		r = -errno;

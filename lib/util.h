@@ -66,8 +66,13 @@ char *gp_path(const char *root, const char *rel);
 int gp_read_file(const char *path, size_t max, char **buf, size_t *len);
 int gp_read_file_at(const char *root, const char *rel, size_t max, char **buf, size_t *len);
 
-/* Writes data to path through a temp file in the same directory, fsync and rename. */
-int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode);
+/*
+ * Writes data to path through a temp file in the same directory and a rename, so a
+ * reader sees the old file or the new one; with GP_DURABLE the data is fsync'ed first.
+ */
+#define GP_DURABLE 1u
+int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
+			 unsigned int flags);
 
 /* Makes every missing directory of path (not path's last component), mode 0755. */
 int gp_mkdir_parents(const char *path);

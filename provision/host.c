@@ -15,7 +15,7 @@ int gp_cmd_host(const struct gp_cli *cli)
 		gp_error("host takes no arguments");
 		return 2;
 	}
-	r = gp_host_read(cli->root, &host);
+	r = gp_host_read(cli->root, GP_HOST_ALL, &host);
 	if (r < 0)
 		return 3;
 	if (cli->json) {

@@ -10,7 +10,7 @@ static void h200_capture(void **state)
 	struct gp_host h;
 
 	(void)state;
-	assert_int_equal(gp_host_read(FIXTURES "/h200-580-open", &h), 0);
+	assert_int_equal(gp_host_read(FIXTURES "/h200-580-open", GP_HOST_ALL, &h), 0);
 	assert_true(h.driver_loaded);
 	assert_string_equal(h.version, "580.159.04");
 	assert_int_equal(h.flavor, GP_FLAVOR_OPEN);
@@ -41,7 +41,7 @@ static void quad_index_follows_pci_not_minor(void **state)
 	struct gp_host h;
 
 	(void)state;
-	assert_int_equal(gp_host_read(FIXTURES "/quad-550-proprietary", &h), 0);
+	assert_int_equal(gp_host_read(FIXTURES "/quad-550-proprietary", GP_HOST_ALL, &h), 0);
 	assert_int_equal(h.flavor, GP_FLAVOR_PROPRIETARY);
 	assert_string_equal(h.version, "550.54.14");
 	assert_int_equal(h.ngpus, 4);
@@ -64,7 +64,7 @@ static void seed_case_hmm_active(void **state)
 	struct gp_host h;
 
 	(void)state;
-	assert_int_equal(gp_host_read(FIXTURES "/b200x8-590-open-hmm", &h), 0);
+	assert_int_equal(gp_host_read(FIXTURES "/b200x8-590-open-hmm", GP_HOST_ALL, &h), 0);
 	assert_int_equal(h.ngpus, 8);
 	assert_string_equal(h.version, "590.48.01");
 	assert_string_equal(h.kernel_release, "6.8.12-9-pve");
@@ -77,7 +77,7 @@ static void uvm_unloaded(void **state)
 	struct gp_host h;
 
 	(void)state;
-	assert_int_equal(gp_host_read(FIXTURES "/uvm-unloaded-580-open", &h), 0);
+	assert_int_equal(gp_host_read(FIXTURES "/uvm-unloaded-580-open", GP_HOST_ALL, &h), 0);
 	assert_true(h.nvidia_loaded);
 	assert_false(h.uvm_loaded);
 	assert_int_equal(h.majors.uvm, 0);
@@ -90,7 +90,7 @@ static void no_driver(void **state)
 	struct gp_host h;
 
 	(void)state;
-	assert_int_equal(gp_host_read(FIXTURES "/README.md-is-not-a-root", &h), 0);
+	assert_int_equal(gp_host_read(FIXTURES "/README.md-is-not-a-root", GP_HOST_ALL, &h), 0);
 	assert_false(h.driver_loaded);
 	assert_int_equal(h.ngpus, 0);
 }

@@ -10,9 +10,9 @@ static struct gp_host quad, h200, uvmoff;
 static int setup(void **state)
 {
 	(void)state;
-	if (gp_host_read(FIXTURES "/quad-550-proprietary", &quad) < 0 ||
-	    gp_host_read(FIXTURES "/h200-580-open", &h200) < 0 ||
-	    gp_host_read(FIXTURES "/uvm-unloaded-580-open", &uvmoff) < 0)
+	if (gp_host_read(FIXTURES "/quad-550-proprietary", GP_HOST_ALL, &quad) < 0 ||
+	    gp_host_read(FIXTURES "/h200-580-open", GP_HOST_ALL, &h200) < 0 ||
+	    gp_host_read(FIXTURES "/uvm-unloaded-580-open", GP_HOST_ALL, &uvmoff) < 0)
 		return -1;
 	return 0;
 }
