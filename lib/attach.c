@@ -56,7 +56,8 @@ static struct lxc_container *open_container(const struct gp_attach_opts *o)
 	if (!c->is_defined(c)) {
 		gp_error("no container \"%s\" in \"%s\": create it first (lxc-create), or give "
 			 "--lxcpath",
-			 o->name, o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
+			 o->name,
+			 o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
 		lxc_container_put(c);
 		return NULL;
 	}
@@ -84,7 +85,8 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 			return -EINVAL;
 		}
 	}
-	if (o->root && asprintf(out, "%s --root %s --confdir %s", o->hook, o->root, o->confdir) >= 0)
+	if (o->root &&
+	    asprintf(out, "%s --root %s --confdir %s", o->hook, o->root, o->confdir) >= 0)
 		return 0;
 	if (!o->root && asprintf(out, "%s --confdir %s", o->hook, o->confdir) >= 0)
 		return 0;
@@ -102,8 +104,7 @@ static int wanted_lines(const struct gp_attach_opts *o, const struct gp_plan *pl
 		return r;
 	r = lines_add(l, "lxc.hook.pre-start = ", cmd);
 	if (r == 0)
-		r = lines_add(l, autodev ? "lxc.hook.autodev = " : "lxc.hook.mount = ",
-			      cmd);
+		r = lines_add(l, autodev ? "lxc.hook.autodev = " : "lxc.hook.mount = ", cmd);
 	if (r == 0)
 		r = lines_add(l, "lxc.hook.post-stop = ", cmd);
 	for (size_t i = 0; i < plan->n && r == 0; i++) {
@@ -139,7 +140,8 @@ static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 	r = gp_ctconf_check_owner(path, &st);
 	if (r == 0)
 		r = gp_read_file(path, 256 * 1024, &buf, NULL);
-	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t; t = strtok_r(NULL, "\n", &save))
+	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t;
+	     t = strtok_r(NULL, "\n", &save))
 		if ((r = lines_add(l, t, "")) < 0)
 			break;
 	return r;
@@ -190,8 +192,7 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	/* Keep the ini's other keys; --gpus and --caps replace only the selection. */
 	r = gp_ctconf_load(o->confdir, o->name, conf);
 	if (r == -ENOENT && !o->gpus)
-		gp_error("\"%s\" has no %s/%s.ini yet: give --gpus", o->name, o->confdir,
-			 o->name);
+		gp_error("\"%s\" has no %s/%s.ini yet: give --gpus", o->name, o->confdir, o->name);
 	if (r < 0 && (r != -ENOENT || !o->gpus))
 		return -EINVAL;
 	if (r == -ENOENT) {

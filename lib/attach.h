@@ -5,13 +5,13 @@
 #include <stdbool.h>
 
 struct gp_attach_opts {
-	const char *root;     /* --root, or NULL */
-	const char *confdir;  /* where <name>.ini lives */
-	const char *lxcpath;  /* --lxcpath, or NULL for LXC's default */
+	const char *root;    /* --root, or NULL */
+	const char *confdir; /* where <name>.ini lives */
+	const char *lxcpath; /* --lxcpath, or NULL for LXC's default */
 	const char *name;
-	const char *gpus;     /* selectors; NULL reuses the ini's */
-	const char *caps;     /* NULL keeps the ini's caps when gpus is NULL */
-	const char *hook;     /* absolute path of gpu-hook */
+	const char *gpus; /* selectors; NULL reuses the ini's */
+	const char *caps; /* NULL keeps the ini's caps when gpus is NULL */
+	const char *hook; /* absolute path of gpu-hook */
 	bool dry_run;
 };
 

@@ -134,8 +134,8 @@ bool gp_cg_rules_allow(const struct gp_cg_rules *rules, const struct gp_node *n)
 	bool allowed = !rules->deny_all;
 
 	for (size_t i = 0; i < rules->nallow && !allowed; i++)
-		allowed = rule_matches(&rules->allow[i], n) && rules->allow[i].r &&
-			  rules->allow[i].w;
+		allowed =
+		    rule_matches(&rules->allow[i], n) && rules->allow[i].r && rules->allow[i].w;
 	for (size_t i = 0; i < rules->ndeny && allowed; i++)
 		if (rule_matches(&rules->deny[i], n) && (rules->deny[i].r || rules->deny[i].w))
 			allowed = false;

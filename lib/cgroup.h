@@ -22,7 +22,7 @@ const char *gp_cgroup_key_prefix(enum gp_cg_layout layout);
 /* The device rules of a container config, in order, as LXC would apply them. */
 #define GP_CG_MAX_RULES 256
 struct gp_cg_rule {
-	char type; /* 'a', 'c', 'b' */
+	char type;	   /* 'a', 'c', 'b' */
 	long major, minor; /* -1 for '*' */
 	bool r, w, m;
 };

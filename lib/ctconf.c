@@ -177,8 +177,9 @@ int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf)
 		r.failed = true;
 	}
 	if (!r.failed && !conf->devices[0]) {
-		gp_error("%s: no \"devices\" in [gpu]; add e.g. \"devices = 0\" or \"devices = all\"",
-			 path);
+		gp_error(
+		    "%s: no \"devices\" in [gpu]; add e.g. \"devices = 0\" or \"devices = all\"",
+		    path);
 		r.failed = true;
 	}
 	return r.failed ? -EINVAL : 0;
@@ -191,10 +192,11 @@ int gp_ctconf_check_owner(const char *path, const struct stat *st)
 		return -EPERM;
 	}
 	if (st->st_uid != 0 || (st->st_mode & 022)) {
-		gp_error("\"%s\" is owned by uid %u with mode %04o: it must be owned by root and "
-			 "not writable by group or others; fix with: chown root: %s && chmod 644 %s",
-			 path, (unsigned int)st->st_uid, (unsigned int)(st->st_mode & 07777), path,
-			 path);
+		gp_error(
+		    "\"%s\" is owned by uid %u with mode %04o: it must be owned by root and "
+		    "not writable by group or others; fix with: chown root: %s && chmod 644 %s",
+		    path, (unsigned int)st->st_uid, (unsigned int)(st->st_mode & 07777), path,
+		    path);
 		return -EPERM;
 	}
 	return 0;
@@ -243,8 +245,9 @@ char *gp_ctconf_format(const struct gp_ctconf *conf)
 	struct gp_buf b = { 0 };
 	int r;
 
-	r = gp_buf_printf(&b, "# Written by gpu-provision attach; edit or rerun attach.\n"
-			      "[gpu]\ndevices = %s\n",
+	r = gp_buf_printf(&b,
+			  "# Written by gpu-provision attach; edit or rerun attach.\n"
+			  "[gpu]\ndevices = %s\n",
 			  conf->devices);
 	if (r == 0 && conf->caps[0])
 		r = gp_buf_printf(&b, "caps = %s\n", conf->caps);

@@ -85,7 +85,7 @@ void gp_parse_kconfig(const char *buf, struct gp_kconfig *kc);
 void gp_host_index_gpus(struct gp_host *host);
 
 /* What gp_host_read reads besides the driver, GPUs, majors and modules. */
-#define GP_HOST_MIG (1u << 0)     /* the MIG cap minors table */
+#define GP_HOST_MIG (1u << 0)	  /* the MIG cap minors table */
 #define GP_HOST_KCONFIG (1u << 1) /* kernel build options, for the HMM verdict */
 #define GP_HOST_ALL (GP_HOST_MIG | GP_HOST_KCONFIG)
 

@@ -161,7 +161,8 @@ int gp_lxcconf_edit(const char *path, const char *const *remove, size_t nremove,
 	if (r == 0)
 		r = gp_write_file_atomic(path, new, strlen(new), st.st_mode & 07777, GP_DURABLE);
 	if (r < 0) {
-		gp_error("Failed to write \"%s\": %s; the old file is unchanged", path, strerror(-r));
+		gp_error("Failed to write \"%s\": %s; the old file is unchanged", path,
+			 strerror(-r));
 		return r;
 	}
 	return 1;

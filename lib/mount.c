@@ -16,7 +16,8 @@
 #include "mount.h"
 #include "util.h"
 
-#define RESOLVE_STRICT (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+#define RESOLVE_STRICT                                                                             \
+	(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
 
 struct done {
 	int dirfd;

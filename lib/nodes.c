@@ -39,9 +39,10 @@ static int ensure_one(const char *path, const struct gp_node *n, bool modify, bo
 			return -errno;
 		}
 		if (!modify) {
-			gp_error("\"%s\" is missing and the driver's ModifyDeviceFiles is 0: create "
-				 "it with: mknod -m %04o %s c %u %u",
-				 path, n->mode, path, n->major, n->minor);
+			gp_error(
+			    "\"%s\" is missing and the driver's ModifyDeviceFiles is 0: create "
+			    "it with: mknod -m %04o %s c %u %u",
+			    path, n->mode, path, n->major, n->minor);
 			return -ENOENT;
 		}
 		if (!dry_run)
@@ -57,8 +58,9 @@ static int ensure_one(const char *path, const struct gp_node *n, bool modify, bo
 	if (st.st_rdev == makedev(n->major, n->minor))
 		return 0;
 	if (!modify) {
-		gp_error("\"%s\" is c %u:%u but the driver says c %u:%u, and ModifyDeviceFiles is 0",
-			 path, major(st.st_rdev), minor(st.st_rdev), n->major, n->minor);
+		gp_error(
+		    "\"%s\" is c %u:%u but the driver says c %u:%u, and ModifyDeviceFiles is 0",
+		    path, major(st.st_rdev), minor(st.st_rdev), n->major, n->minor);
 		return -ESTALE;
 	}
 	gp_info("replacing stale \"%s\" (c %u:%u, now c %u:%u)", path, major(st.st_rdev),

@@ -34,8 +34,8 @@ int gp_parse_version(const char *buf, char *version, size_t size, enum gp_flavor
 	if (!end)
 		end = line + strlen(line);
 	*flavor = memmem(line, (size_t)(end - line), "Open Kernel Module", 18)
-			  ? GP_FLAVOR_OPEN
-			  : GP_FLAVOR_PROPRIETARY;
+		      ? GP_FLAVOR_OPEN
+		      : GP_FLAVOR_PROPRIETARY;
 	for (p = line + 13; p < end;) {
 		size_t n;
 

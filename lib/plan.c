@@ -58,12 +58,14 @@ static int add_cap(const char *root, const struct gp_host *host, const char *cap
 
 	if (minor < 0) {
 		snprintf(err, errlen,
-			 "MIG capability \"%s\" is not in /proc/driver/nvidia-caps/mig-minors", capname);
+			 "MIG capability \"%s\" is not in /proc/driver/nvidia-caps/mig-minors",
+			 capname);
 		return -EINVAL;
 	}
 	if (!host->majors.caps) {
-		snprintf(err, errlen, "no \"nvidia-caps\" major in /proc/devices; is the driver "
-				      "loaded with MIG support?");
+		snprintf(err, errlen,
+			 "no \"nvidia-caps\" major in /proc/devices; is the driver "
+			 "loaded with MIG support?");
 		return -EINVAL;
 	}
 	snprintf(node, sizeof(node), "nvidia-caps/nvidia-cap%d", minor);
@@ -93,14 +95,17 @@ static int add_caps_token(const char *root, const struct gp_host *host, const bo
 		return add_cap(root, host, "monitor", plan, err, errlen);
 	r = sscanf(tok, "gpu%u/gi%u/ci%u%c", &gpu, &gi, &ci, &extra);
 	if (r < 2 || r == 4 || (r == 2 && sscanf(tok, "gpu%u/gi%u%c", &gpu, &gi, &extra) == 3)) {
-		snprintf(err, errlen,
-			 "\"%s\" is not a cap; use mig-config, mig-monitor, gpuM/giG or gpuM/giG/ciC",
-			 tok);
+		snprintf(
+		    err, errlen,
+		    "\"%s\" is not a cap; use mig-config, mig-monitor, gpuM/giG or gpuM/giG/ciC",
+		    tok);
 		return -EINVAL;
 	}
 	if (!gpu_minor_chosen(host, chosen, gpu)) {
-		snprintf(err, errlen, "cap \"%s\" names the GPU with device minor %u, which is not "
-				      "selected in devices", tok, gpu);
+		snprintf(err, errlen,
+			 "cap \"%s\" names the GPU with device minor %u, which is not "
+			 "selected in devices",
+			 tok, gpu);
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "gpu%u/gi%u/access", gpu, gi);
@@ -133,13 +138,15 @@ static int add_caps(const char *root, const struct gp_host *host, const bool *ch
 static int check_driver(const struct gp_host *host, char *err, size_t errlen)
 {
 	if (!host->driver_loaded) {
-		snprintf(err, errlen, "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
-				      "version); load it with: modprobe nvidia");
+		snprintf(err, errlen,
+			 "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
+			 "version); load it with: modprobe nvidia");
 		return -EINVAL;
 	}
 	if (!host->majors.uvm) {
-		snprintf(err, errlen, "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
-				      "; CUDA needs it: modprobe nvidia_uvm");
+		snprintf(err, errlen,
+			 "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
+			 "; CUDA needs it: modprobe nvidia_uvm");
 		return -EINVAL;
 	}
 	return 0;

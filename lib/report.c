@@ -49,11 +49,10 @@ static struct json_object *driver_json(const struct gp_host *h)
 	json_object_object_add(o, "loaded", json_object_new_boolean(h->driver_loaded));
 	json_object_object_add(o, "version",
 			       h->driver_loaded ? json_object_new_string(h->version) : NULL);
-	json_object_object_add(o, "flavor", h->driver_loaded
-						    ? json_object_new_string(gp_flavor_name(h->flavor))
-						    : NULL);
-	json_object_object_add(o, "device_file_mode",
-			       json_object_new_int((int)h->params.mode));
+	json_object_object_add(o, "flavor",
+			       h->driver_loaded ? json_object_new_string(gp_flavor_name(h->flavor))
+						: NULL);
+	json_object_object_add(o, "device_file_mode", json_object_new_int((int)h->params.mode));
 	json_object_object_add(o, "device_file_uid", json_object_new_int((int)h->params.uid));
 	json_object_object_add(o, "device_file_gid", json_object_new_int((int)h->params.gid));
 	json_object_object_add(o, "modify_device_files",
@@ -66,9 +65,9 @@ static struct json_object *kernel_json(const struct gp_host *h)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "release", json_object_new_string(h->kernel_release));
-	json_object_object_add(o, "config_source", h->kconfig.source
-							   ? json_object_new_string(h->kconfig.source)
-							   : NULL);
+	json_object_object_add(o, "config_source",
+			       h->kconfig.source ? json_object_new_string(h->kconfig.source)
+						 : NULL);
 	json_object_object_add(o, "device_private", tristate_json(h->kconfig.device_private));
 	json_object_object_add(o, "hmm_mirror", tristate_json(h->kconfig.hmm_mirror));
 	json_object_object_add(o, "zone_device", tristate_json(h->kconfig.zone_device));
@@ -88,7 +87,8 @@ struct json_object *gp_host_to_json(const struct gp_host *h, const char *root)
 	json_object_object_add(majors, "nvidia", major_json(h->majors.nvidia));
 	json_object_object_add(majors, "nvidia-uvm", major_json(h->majors.uvm));
 	json_object_object_add(majors, "nvidia-caps", major_json(h->majors.caps));
-	json_object_object_add(majors, "nvidia-caps-imex-channels", major_json(h->majors.caps_imex));
+	json_object_object_add(majors, "nvidia-caps-imex-channels",
+			       major_json(h->majors.caps_imex));
 	json_object_object_add(majors, "nvidia-nvlink", major_json(h->majors.nvlink));
 	json_object_object_add(majors, "nvidia-nvswitch", major_json(h->majors.nvswitch));
 	json_object_object_add(o, "majors", majors);
@@ -147,7 +147,9 @@ void gp_host_print(const struct gp_host *h, const char *root, FILE *f)
 		h->kconfig.source ? h->kconfig.source : "nowhere");
 	fprintf(f, "modules:    nvidia %s, nvidia_uvm %s, uvm_disable_hmm %s, HMM active %s\n",
 		h->nvidia_loaded ? "loaded" : "not loaded", h->uvm_loaded ? "loaded" : "not loaded",
-		h->uvm_disable_hmm == GP_UNKNOWN ? "unknown" : h->uvm_disable_hmm ? "Y" : "N",
+		h->uvm_disable_hmm == GP_UNKNOWN ? "unknown"
+		: h->uvm_disable_hmm		 ? "Y"
+						 : "N",
 		tristate_text(gp_host_hmm_active(h)));
 	fprintf(f, "nodes:      uid %u, gid %u, mode %04o, ModifyDeviceFiles %u\n", h->params.uid,
 		h->params.gid, h->params.mode, h->params.modify);

@@ -45,7 +45,8 @@ static int match_token(const char *tok, const struct gp_host *host, char *err, s
 		if (idx < host->ngpus)
 			return (int)idx;
 		describe_indexes(host, what, sizeof(what));
-		snprintf(err, errlen, "no GPU has index %u (%s; see gpu-provision host)", idx, what);
+		snprintf(err, errlen, "no GPU has index %u (%s; see gpu-provision host)", idx,
+			 what);
 		return -1;
 	}
 	if (strncasecmp(tok, "GPU-", 4) == 0) {
@@ -56,8 +57,10 @@ static int match_token(const char *tok, const struct gp_host *host, char *err, s
 		return -1;
 	}
 	if (strncasecmp(tok, "MIG-", 4) == 0) {
-		snprintf(err, errlen, "%s is a MIG device: select its GPU and give the instance "
-				      "with caps = gpuM/giG/ciC", tok);
+		snprintf(err, errlen,
+			 "%s is a MIG device: select its GPU and give the instance "
+			 "with caps = gpuM/giG/ciC",
+			 tok);
 		return -1;
 	}
 	if (looks_like_pci(tok)) {
@@ -69,7 +72,8 @@ static int match_token(const char *tok, const struct gp_host *host, char *err, s
 		return -1;
 	}
 	snprintf(err, errlen,
-		 "\"%s\" is not a GPU selector; use all, an index, a GPU-UUID or a PCI address", tok);
+		 "\"%s\" is not a GPU selector; use all, an index, a GPU-UUID or a PCI address",
+		 tok);
 	return -1;
 }
 
@@ -107,7 +111,8 @@ int gp_select_gpus(const char *spec, const struct gp_host *host, bool chosen[GP_
 
 		tok = gp_strtrim(tok);
 		if (strcmp(tok, "all") == 0)
-			return select_all(gp_strtrim(strcpy(copy, spec)), host, chosen, err, errlen);
+			return select_all(gp_strtrim(strcpy(copy, spec)), host, chosen, err,
+					  errlen);
 		i = match_token(tok, host, err, errlen);
 		if (i < 0)
 			return -EINVAL;
@@ -120,7 +125,8 @@ int gp_select_gpus(const char *spec, const struct gp_host *host, bool chosen[GP_
 		picked++;
 	}
 	if (picked == 0) {
-		snprintf(err, errlen, "no GPU selected; give all, an index, a UUID or a PCI address");
+		snprintf(err, errlen,
+			 "no GPU selected; give all, an index, a UUID or a PCI address");
 		return -EINVAL;
 	}
 	return 0;

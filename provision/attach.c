@@ -53,9 +53,13 @@ static int fill(const struct gp_cli *cli, const char *verb, struct gp_attach_opt
 		gp_error("--confdir must be an absolute path");
 		return -EINVAL;
 	}
-	*o = (struct gp_attach_opts){ .root = cli->root, .confdir = cli->confdir,
-				      .lxcpath = cli->lxcpath, .name = cli->args[1],
-				      .gpus = cli->gpus, .caps = cli->caps, .hook = hook,
+	*o = (struct gp_attach_opts){ .root = cli->root,
+				      .confdir = cli->confdir,
+				      .lxcpath = cli->lxcpath,
+				      .name = cli->args[1],
+				      .gpus = cli->gpus,
+				      .caps = cli->caps,
+				      .hook = hook,
 				      .dry_run = cli->dry_run };
 	return find_hook(hook, size) < 0 ? -ENOENT : 0;
 }

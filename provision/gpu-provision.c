@@ -27,16 +27,17 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: gpu-provision [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
 	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nOptions:\n"
-		   "  --root DIR      read and write the host's driver files under DIR\n"
-		   "  --lxcpath DIR   LXC's container directory (default: LXC's own)\n"
-		   "  --confdir DIR   per-container ini files (default %s)\n"
-		   "  --gpus SEL      all, indexes, GPU-UUIDs or PCI addresses, comma-separated\n"
-		   "  --caps CAPS     mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC\n"
-		   "  --dry-run       print what would change, change nothing\n"
-		   "  --json          machine-readable output\n"
-		   "  -h, --help      this text\n"
-		   "  -V, --version   the version\n",
+	fprintf(f,
+		"\nOptions:\n"
+		"  --root DIR      read and write the host's driver files under DIR\n"
+		"  --lxcpath DIR   LXC's container directory (default: LXC's own)\n"
+		"  --confdir DIR   per-container ini files (default %s)\n"
+		"  --gpus SEL      all, indexes, GPU-UUIDs or PCI addresses, comma-separated\n"
+		"  --caps CAPS     mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC\n"
+		"  --dry-run       print what would change, change nothing\n"
+		"  --json          machine-readable output\n"
+		"  -h, --help      this text\n"
+		"  -V, --version   the version\n",
 		GP_CONFDIR);
 }
 
@@ -55,11 +56,16 @@ static int absolute(const char *opt, const char *path, char **out)
 static int parse_options(int argc, char **argv, struct gp_cli *cli)
 {
 	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },  { "lxcpath", required_argument, NULL, 'P' },
-		{ "confdir", required_argument, NULL, 'c' }, { "gpus", required_argument, NULL, 'g' },
-		{ "caps", required_argument, NULL, 'C' },  { "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },        { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },     { 0 },
+		{ "root", required_argument, NULL, 'r' },
+		{ "lxcpath", required_argument, NULL, 'P' },
+		{ "confdir", required_argument, NULL, 'c' },
+		{ "gpus", required_argument, NULL, 'g' },
+		{ "caps", required_argument, NULL, 'C' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
 	};
 	int c, r = 0;
 

@@ -21,8 +21,8 @@ int gp_cmd_host(const struct gp_cli *cli)
 	if (cli->json) {
 		struct json_object *o = gp_host_to_json(&host, cli->root);
 
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
 		gp_host_print(&host, cli->root, stdout);

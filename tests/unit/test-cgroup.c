@@ -6,9 +6,9 @@
 #include "lxcconf.h"
 
 static const char hybrid[] =
-	"35 25 0:30 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
-	"40 35 0:35 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n"
-	"41 35 0:36 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+    "35 25 0:30 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
+    "40 35 0:35 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n"
+    "41 35 0:36 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
 static const char unified[] = "35 25 0:30 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n"
 			      "36 25 0:31 / /mnt/devices rw - ext4 /dev/devices rw,devices\n";
 
@@ -73,7 +73,8 @@ static void edit_text(void **state)
 {
 	const char *old = "# mine\nlxc.rootfs.path = dir:/x\nlxc.hook.pre-start = /old/hook\n"
 			  "lxc.cgroup2.devices.allow=c 195:0 rwm\n";
-	const char *remove[] = { "lxc.hook.pre-start = /old/hook", "lxc.cgroup2.devices.allow = c 195:0 rwm" };
+	const char *remove[] = { "lxc.hook.pre-start = /old/hook",
+				 "lxc.cgroup2.devices.allow = c 195:0 rwm" };
 	const char *add[] = { "lxc.hook.pre-start = /new/hook" };
 	bool changed;
 	char *out, *again;
@@ -81,7 +82,8 @@ static void edit_text(void **state)
 	(void)state;
 	out = gp_lxcconf_edit_text(old, remove, 2, add, 1, &changed);
 	assert_true(changed);
-	assert_string_equal(out, "# mine\nlxc.rootfs.path = dir:/x\nlxc.hook.pre-start = /new/hook\n");
+	assert_string_equal(out,
+			    "# mine\nlxc.rootfs.path = dir:/x\nlxc.hook.pre-start = /new/hook\n");
 	/* Idempotent: removing and re-adding the new line changes nothing. */
 	again = gp_lxcconf_edit_text(out, add, 1, add, 1, &changed);
 	assert_false(changed);

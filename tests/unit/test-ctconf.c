@@ -126,10 +126,11 @@ static void format_round_trips(void **state)
 	char *text;
 
 	(void)state;
-	assert_int_equal(parse_capturing("[gpu]\ndevices = GPU-1,0000:41:00.0\ncaps = gpu1/gi1/ci0\n"
-					 "[uvm]\ndisable_hmm = no\n[probe]\ntimeout = 12\n",
-					 &a),
-			 0);
+	assert_int_equal(
+	    parse_capturing("[gpu]\ndevices = GPU-1,0000:41:00.0\ncaps = gpu1/gi1/ci0\n"
+			    "[uvm]\ndisable_hmm = no\n[probe]\ntimeout = 12\n",
+			    &a),
+	    0);
 	text = gp_ctconf_format(&a);
 	assert_int_equal(parse_capturing(text, &b), 0);
 	assert_string_equal(a.devices, b.devices);

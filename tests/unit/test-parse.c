@@ -9,10 +9,11 @@ static void version_open(void **state)
 	enum gp_flavor f;
 
 	(void)state;
-	assert_int_equal(gp_parse_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
-					  "580.159.04  Release Build  (nixbld@)\nGCC version: 15\n",
-					  v, sizeof(v), &f),
-			 0);
+	assert_int_equal(
+	    gp_parse_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+			     "580.159.04  Release Build  (nixbld@)\nGCC version: 15\n",
+			     v, sizeof(v), &f),
+	    0);
 	assert_string_equal(v, "580.159.04");
 	assert_int_equal(f, GP_FLAVOR_OPEN);
 }
@@ -23,10 +24,11 @@ static void version_proprietary(void **state)
 	enum gp_flavor f;
 
 	(void)state;
-	assert_int_equal(gp_parse_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14 "
-					  " Thu Feb 22 01:44:30 UTC 2024\n",
-					  v, sizeof(v), &f),
-			 0);
+	assert_int_equal(
+	    gp_parse_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14 "
+			     " Thu Feb 22 01:44:30 UTC 2024\n",
+			     v, sizeof(v), &f),
+	    0);
 	assert_string_equal(v, "550.54.14");
 	assert_int_equal(f, GP_FLAVOR_PROPRIETARY);
 }
@@ -38,9 +40,9 @@ static void version_garbage(void **state)
 
 	(void)state;
 	assert_int_equal(gp_parse_version("hello\n", v, sizeof(v), &f), -EINVAL);
-	assert_int_equal(gp_parse_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n", v,
-					  sizeof(v), &f),
-			 -EINVAL);
+	assert_int_equal(
+	    gp_parse_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n", v, sizeof(v), &f),
+	    -EINVAL);
 }
 
 static void params(void **state)
@@ -48,10 +50,11 @@ static void params(void **state)
 	struct gp_params p;
 
 	(void)state;
-	assert_int_equal(gp_parse_params("ModifyDeviceFiles: 0\nDeviceFileUID: 0\nDeviceFileGID: 44\n"
-					 "DeviceFileMode: 432\nRmMsg: \"\"\n",
-					 &p),
-			 0);
+	assert_int_equal(
+	    gp_parse_params("ModifyDeviceFiles: 0\nDeviceFileUID: 0\nDeviceFileGID: 44\n"
+			    "DeviceFileMode: 432\nRmMsg: \"\"\n",
+			    &p),
+	    0);
 	assert_int_equal(p.modify, 0);
 	assert_int_equal(p.gid, 44);
 	assert_int_equal(p.mode, 0660);
@@ -89,11 +92,12 @@ static void devices(void **state)
 	struct gp_majors m;
 
 	(void)state;
-	assert_int_equal(gp_parse_devices("Character devices:\n  1 mem\n195 nvidia\n195 nvidiactl\n"
-					  "238 nvidia-uvm\n241 nvidia-caps\n242 nvidia-caps-imex-channels\n"
-					  "\nBlock devices:\n238 nvidia-uvm\n",
-					  &m),
-			 0);
+	assert_int_equal(
+	    gp_parse_devices("Character devices:\n  1 mem\n195 nvidia\n195 nvidiactl\n"
+			     "238 nvidia-uvm\n241 nvidia-caps\n242 nvidia-caps-imex-channels\n"
+			     "\nBlock devices:\n238 nvidia-uvm\n",
+			     &m),
+	    0);
 	assert_int_equal(m.nvidia, 195);
 	assert_int_equal(m.uvm, 238);
 	assert_int_equal(m.caps, 241);
@@ -112,7 +116,8 @@ static void mig_minors(void **state)
 	struct gp_caps_table t = { 0 };
 
 	(void)state;
-	assert_int_equal(gp_parse_mig_minors("config 1\nmonitor 2\ngpu0/gi1/ci0/access 13\n", &t), 0);
+	assert_int_equal(gp_parse_mig_minors("config 1\nmonitor 2\ngpu0/gi1/ci0/access 13\n", &t),
+			 0);
 	assert_int_equal(t.n, 3);
 	assert_int_equal(gp_caps_lookup(&t, "gpu0/gi1/ci0/access"), 13);
 	assert_int_equal(gp_caps_lookup(&t, "gpu0/gi2/access"), -ENOENT);
@@ -127,8 +132,8 @@ static void kconfig(void **state)
 	struct gp_kconfig k;
 
 	(void)state;
-	gp_parse_kconfig("CONFIG_ZONE_DEVICE=y\n# CONFIG_DEVICE_PRIVATE is not set\nCONFIG_HMM_MIRROR=y\n",
-			 &k);
+	gp_parse_kconfig(
+	    "CONFIG_ZONE_DEVICE=y\n# CONFIG_DEVICE_PRIVATE is not set\nCONFIG_HMM_MIRROR=y\n", &k);
 	assert_int_equal(k.device_private, GP_NO);
 	assert_int_equal(k.hmm_mirror, GP_YES);
 	gp_parse_kconfig("CONFIG_DEVICE_PRIVATE=y\n", &k);
@@ -141,10 +146,10 @@ static void kconfig(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(version_open), cmocka_unit_test(version_proprietary),
+		cmocka_unit_test(version_open),	   cmocka_unit_test(version_proprietary),
 		cmocka_unit_test(version_garbage), cmocka_unit_test(params),
-		cmocka_unit_test(information), cmocka_unit_test(devices),
-		cmocka_unit_test(mig_minors), cmocka_unit_test(kconfig),
+		cmocka_unit_test(information),	   cmocka_unit_test(devices),
+		cmocka_unit_test(mig_minors),	   cmocka_unit_test(kconfig),
 	};
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
 }

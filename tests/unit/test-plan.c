@@ -45,9 +45,9 @@ static void selectors(void **state)
 	assert_int_equal(count(c), 4);
 	assert_int_equal(gp_select_gpus("1", &quad, c, err, sizeof(err)), 0);
 	assert_true(c[1] && count(c) == 1);
-	assert_int_equal(gp_select_gpus("GPU-1A2B3C4D-0000-4000-8000-0000000000C1", &quad, c, err,
-					sizeof(err)),
-			 0);
+	assert_int_equal(
+	    gp_select_gpus("GPU-1A2B3C4D-0000-4000-8000-0000000000C1", &quad, c, err, sizeof(err)),
+	    0);
 	assert_true(c[3] && count(c) == 1);
 	assert_int_equal(gp_select_gpus("0000:81:00.0, 41:00.0", &quad, c, err, sizeof(err)), 0);
 	assert_true(c[2] && c[1] && count(c) == 2);
@@ -72,9 +72,11 @@ static void selector_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(gp_select_gpus(cases[i].spec, &quad, c, err, sizeof(err)), -EINVAL);
+		assert_int_equal(gp_select_gpus(cases[i].spec, &quad, c, err, sizeof(err)),
+				 -EINVAL);
 		if (!strstr(err, cases[i].message))
-			fail_msg("\"%s\": \"%s\" not in \"%s\"", cases[i].spec, cases[i].message, err);
+			fail_msg("\"%s\": \"%s\" not in \"%s\"", cases[i].spec, cases[i].message,
+				 err);
 	}
 }
 
@@ -95,9 +97,8 @@ static void plan_uses_minor_not_index(void **state)
 	(void)state;
 	/* Index 0 is PCI 01:00.0 whose device minor is 3: /dev/nvidia3. */
 	assert_int_equal(gp_select_gpus("0", &quad, c, err, sizeof(err)), 0);
-	assert_int_equal(gp_plan_build(FIXTURES "/quad-550-proprietary", &quad, c, "", &p, err,
-				       sizeof(err)),
-			 0);
+	assert_int_equal(
+	    gp_plan_build(FIXTURES "/quad-550-proprietary", &quad, c, "", &p, err, sizeof(err)), 0);
 	assert_int_equal(p.n, 4);
 	assert_non_null(find(&p, "nvidia3"));
 	assert_null(find(&p, "nvidia0"));
@@ -171,8 +172,8 @@ static void plan_text_round_trip_and_strictness(void **state)
 	assert_int_equal(q.n, p.n);
 	assert_memory_equal(q.nodes, p.nodes, p.n * sizeof(p.nodes[0]));
 	free(text);
-	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode ../etc/passwd 1 1 0666 0 0\n", &q),
-			 -EINVAL);
+	assert_int_equal(
+	    gp_plan_parse("gpu-provision-plan 1\nnode ../etc/passwd 1 1 0666 0 0\n", &q), -EINVAL);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 195 0 0666 0 0 x\n", &q),
 			 -EINVAL);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia00 195 0 0666 0 0\n", &q),
