@@ -4,6 +4,7 @@
 #include <lxc/lxccontainer.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "attach.h"
@@ -43,6 +44,29 @@ static int lines_add(struct lines *l, const char *a, const char *b)
 		return -ENOMEM;
 	l->n++;
 	return 0;
+}
+
+/*
+ * One attach or detach at a time per confdir: the second waits for the first, so two
+ * edits of one container never interleave. Returns the lock's fd or -errno.
+ */
+static int lock_confdir(const char *confdir)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (mkdir(confdir, 0755) < 0 && errno != EEXIST) {
+		gp_error("Failed to create \"%s\": %s", confdir, strerror(errno));
+		return -errno;
+	}
+	if (asprintf(&path, "%s/.lock", confdir) < 0)
+		return -ENOMEM;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		gp_error("Failed to lock \"%s\": %s", path, strerror(errno));
+		return -errno;
+	}
+	return steal_fd(fd);
 }
 
 static struct lxc_container *open_container(const struct gp_attach_opts *o)
@@ -253,7 +277,8 @@ static int apply(const struct gp_attach_opts *o, const char *config, const struc
 
 int gp_attach(const struct gp_attach_opts *o)
 {
-	_cleanup_lxc_ struct lxc_container *c = open_container(o);
+	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
+	_cleanup_lxc_ struct lxc_container *c = lock < 0 && !o->dry_run ? NULL : open_container(o);
 	_cleanup_lines_ struct lines old = { 0 }, add = { 0 };
 	_cleanup_free_ char *config = NULL;
 	struct gp_ctconf conf;
@@ -285,7 +310,8 @@ int gp_attach(const struct gp_attach_opts *o)
 
 int gp_detach(const struct gp_attach_opts *o)
 {
-	_cleanup_lxc_ struct lxc_container *c = open_container(o);
+	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
+	_cleanup_lxc_ struct lxc_container *c = lock < 0 && !o->dry_run ? NULL : open_container(o);
 	_cleanup_lines_ struct lines old = { 0 };
 	_cleanup_free_ char *config = NULL, *ini = NULL, *applied = applied_path(o);
 	int r;

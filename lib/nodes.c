@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Host device nodes with today's majors, as nvidia-modprobe makes them. */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -7,8 +8,13 @@
 #include "nodes.h"
 #include "util.h"
 
+/*
+ * Made under a temporary name and renamed into place: a concurrent start sees the old
+ * node or the finished new one, never a missing or half-set one.
+ */
 static int make_node(const char *path, const struct gp_node *n, bool dry_run)
 {
+	_cleanup_free_ char *tmp = NULL;
 	int r;
 
 	if (dry_run) {
@@ -16,16 +22,23 @@ static int make_node(const char *path, const struct gp_node *n, bool dry_run)
 			n->major, n->minor, n->uid, n->gid, path);
 		return 0;
 	}
+	if (asprintf(&tmp, "%s.gp-new.%d", path, (int)getpid()) < 0)
+		return -ENOMEM;
 	r = gp_mkdir_parents(path);
-	if (r == 0 && mknod(path, S_IFCHR | 0600, makedev(n->major, n->minor)) < 0)
+	unlink(tmp);
+	if (r == 0 && mknod(tmp, S_IFCHR | 0600, makedev(n->major, n->minor)) < 0)
 		r = -errno;
-	if (r == 0 && chown(path, n->uid, n->gid) < 0)
+	if (r == 0 && fchownat(AT_FDCWD, tmp, n->uid, n->gid, AT_SYMLINK_NOFOLLOW) < 0)
 		r = -errno;
-	if (r == 0 && chmod(path, n->mode) < 0)
+	if (r == 0 && chmod(tmp, n->mode) < 0)
 		r = -errno;
-	if (r < 0)
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
 		gp_error("Failed to create \"%s\" (c %u:%u): %s", path, n->major, n->minor,
 			 strerror(-r));
+	}
 	return r;
 }
 
@@ -65,10 +78,6 @@ static int ensure_one(const char *path, const struct gp_node *n, bool modify, bo
 	}
 	gp_info("replacing stale \"%s\" (c %u:%u, now c %u:%u)", path, major(st.st_rdev),
 		minor(st.st_rdev), n->major, n->minor);
-	if (!dry_run && unlink(path) < 0) {
-		gp_error("Failed to remove stale \"%s\": %s", path, strerror(errno));
-		return -errno;
-	}
 	return make_node(path, n, dry_run);
 }
 

@@ -203,7 +203,43 @@ test_symlinked_target_refused() {
 	assert_refused_clean link "$WORK/link" "/dev/nvidia0 in the container cannot be a mount target"
 }
 
-# 10. Bad usage and bad selectors exit 2 with a message, and change nothing.
+# 10. MIG caps: config, monitor and a GI/CI's access nodes, made on the host when missing.
+test_mig_caps() {
+	make_root h200-580-open "$WORK/mig"
+	new_container "$P" mig
+	gp --root "$WORK/mig" attach mig --gpus 0 --caps mig-config,mig-monitor,gpu0/gi1/ci0
+	start mig
+	check "config" "241:1" "$(node_of mig /dev/nvidia-caps/nvidia-cap1)"
+	check "monitor" "241:2" "$(node_of mig /dev/nvidia-caps/nvidia-cap2)"
+	check "gi1 access" "241:12" "$(node_of mig /dev/nvidia-caps/nvidia-cap12)"
+	check "gi1/ci0 access" "241:13" "$(node_of mig /dev/nvidia-caps/nvidia-cap13)"
+	check "host gi1/ci0 node made" "f1:d 444" "$(stat -c '%t:%T %a' "$WORK/mig/dev/nvidia-caps/nvidia-cap13")"
+	check "open ci0 access" ENXIO "$(open_result "$P" mig /dev/nvidia-caps/nvidia-cap13)"
+	in_ct "$P" mig "mknod /dev/nvidia-caps/nvidia-cap14 c 241 14"
+	check "open another CI" EPERM "$(open_result "$P" mig /dev/nvidia-caps/nvidia-cap14)"
+	stop mig
+}
+
+# 11. An ini that others could write is refused at start; --dry-run changes nothing.
+test_ini_permissions_and_dry_run() {
+	make_root h200-580-open "$WORK/perm"
+	new_container "$P" perm
+	cp "$P/perm/config" "$WORK/perm.before"
+	gp --root "$WORK/perm" --dry-run attach perm --gpus all >"$WORK/perm.dry"
+	grep -q "would add to $P/perm/config: lxc.hook.pre-start = " "$WORK/perm.dry"
+	cmp "$WORK/perm.before" "$P/perm/config"
+	check "dry run wrote no ini" absent "$([ -e "$CONF/perm.ini" ] && echo present || echo absent)"
+	gp --root "$WORK/perm" attach perm --gpus all
+	chmod 0666 "$CONF/perm.ini"
+	if start perm; then echo "    started with a world-writable ini"; return 1; fi
+	assert_refused_clean perm "$WORK/perm" "perm.ini\" is owned by uid 0 with mode 0666"
+	chmod 0644 "$CONF/perm.ini"
+	start perm
+	check "after chmod" "195:0" "$(node_of perm /dev/nvidia0)"
+	stop perm
+}
+
+# 12. Bad usage and bad selectors exit 2 with a message, and change nothing.
 test_cli_errors() {
 	make_root quad-550-proprietary "$WORK/cli"
 	new_container "$P" cli
