@@ -4,6 +4,7 @@ PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
 LIBEXECDIR ?= $(PREFIX)/libexec/gpu-provision
 CONFDIR    ?= /etc/gpu-provision
+DATADIR    ?= $(PREFIX)/share/gpu-provision
 DESTDIR    ?=
 BUILD      ?= build
 V          ?= 0
@@ -80,12 +81,18 @@ $(BUILD)/cuinit: tests/gpu/cuinit.c
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< -ldl
 
 install: all
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(CONFDIR)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(CONFDIR) \
+		$(DESTDIR)$(DATADIR)
 	install -m 0755 $(BUILD)/gpu-provision $(DESTDIR)$(SBINDIR)/gpu-provision
 	install -m 0755 $(BUILD)/gpu-hook $(DESTDIR)$(LIBEXECDIR)/gpu-hook
+	install -m 0644 conf/example.ini $(DESTDIR)$(DATADIR)/example.ini
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' \
+		-e 's|@DATADIR@|$(DATADIR)|g' templates/lxc-gpu.conf.in \
+		>$(DESTDIR)$(DATADIR)/lxc-gpu.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook
+	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook \
+		$(DESTDIR)$(DATADIR)/example.ini $(DESTDIR)$(DATADIR)/lxc-gpu.conf
 
 deps:
 	@tools/deps.sh

@@ -140,6 +140,24 @@ static void format_round_trips(void **state)
 	free(text);
 }
 
+/* The documented example must stay a valid ini. */
+static void shipped_example_parses(void **state)
+{
+	struct gp_ctconf c;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = fopen(FIXTURES "/../../conf/example.ini", "r");
+
+	(void)state;
+	assert_non_null(f);
+	assert_true(getdelim(&buf, &n, '\0', f) > 0);
+	fclose(f);
+	assert_int_equal(parse_capturing(buf, &c), 0);
+	assert_string_equal(c.devices, "0,2");
+	assert_string_equal(c.caps, "");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +167,7 @@ int main(void)
 		cmocka_unit_test(long_line_refused),
 		cmocka_unit_test(format_round_trips),
 		cmocka_unit_test(owner_and_mode),
+		cmocka_unit_test(shipped_example_parses),
 	};
 	return cmocka_run_group_tests_name("ctconf", tests, NULL, NULL);
 }
