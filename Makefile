@@ -113,9 +113,13 @@ demo: deps all
 bench: deps all
 	@tests/bench/start-time.sh
 
+# Unit and integration tests with every binary (the hook too) under ASan and UBSan.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	      -fno-omit-frame-pointer
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-		LDFLAGS="-fsanitize=address,undefined" HOOK_STATIC= all unit
+	$(MAKE) BUILD=build-asan OPT="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		HOOK_STATIC= all unit
+	GP_BUILD=$(CURDIR)/build-asan tests/integration/run.sh
 
 format:
 	clang-format -i lib/*.[ch] hooks/*.c provision/*.[ch] tests/unit/*.[ch]

@@ -5,6 +5,7 @@
  * for TYPE pre-start, autodev (or mount) and post-stop.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +22,24 @@
 #endif
 
 struct lxc_env {
-	char *rootfs;
-	char *config;
-	char *type;
+	char rootfs[PATH_MAX];
+	char config[PATH_MAX];
+	char type[32];
 };
+
+static void keep(char *dst, size_t size, const char *name)
+{
+	const char *v = getenv(name);
+
+	snprintf(dst, size, "%s", v && strlen(v) < size ? v : "");
+}
 
 /* Keeps what LXC told us, then drops the rest of the environment (LD_PRELOAD and all). */
 static void clean_environment(struct lxc_env *env)
 {
-	const char *v;
-
-	v = getenv("LXC_ROOTFS_MOUNT");
-	env->rootfs = v ? strdup(v) : NULL;
-	v = getenv("LXC_CONFIG_FILE");
-	env->config = v ? strdup(v) : NULL;
-	v = getenv("LXC_HOOK_TYPE");
-	env->type = v ? strdup(v) : NULL;
+	keep(env->rootfs, sizeof(env->rootfs), "LXC_ROOTFS_MOUNT");
+	keep(env->config, sizeof(env->config), "LXC_CONFIG_FILE");
+	keep(env->type, sizeof(env->type), "LXC_HOOK_TYPE");
 	clearenv();
 	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	umask(022);
@@ -55,9 +58,9 @@ static int run(const char *type, const char *root, const char *confdir, const ch
 	       const struct lxc_env *env)
 {
 	if (strcmp(type, "pre-start") == 0)
-		return gp_hook_pre_start(root, confdir, name, env->config);
+		return gp_hook_pre_start(root, confdir, name, env->config[0] ? env->config : NULL);
 	if (strcmp(type, "autodev") == 0 || strcmp(type, "mount") == 0)
-		return gp_hook_mount(root, name, env->rootfs);
+		return gp_hook_mount(root, name, env->rootfs[0] ? env->rootfs : NULL);
 	if (strcmp(type, "post-stop") == 0)
 		return gp_hook_post_stop(root, name);
 	gp_error("unknown hook type \"%s\"; use it as lxc.hook.pre-start, autodev, mount or "
@@ -101,7 +104,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind < 1 || (argc - optind < 3 && !env.type)) {
+	if (argc - optind < 1 || (argc - optind < 3 && !env.type[0])) {
 		usage(stderr);
 		return 2;
 	}

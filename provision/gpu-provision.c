@@ -110,6 +110,7 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 int main(int argc, char **argv)
 {
 	struct gp_cli cli = { .confdir = GP_CONFDIR };
+	int r = -1;
 
 	if (parse_options(argc, argv, &cli) < 0 || cli.nargs < 1) {
 		usage(stderr);
@@ -117,7 +118,10 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++)
 		if (strcmp(cli.args[0], commands[i].name) == 0)
-			return commands[i].run(&cli);
-	gp_error("unknown command \"%s\"; see gpu-provision --help", cli.args[0]);
-	return 2;
+			r = commands[i].run(&cli);
+	if (r < 0)
+		gp_error("unknown command \"%s\"; see gpu-provision --help", cli.args[0]);
+	free(cli.root);
+	free(cli.lxcpath);
+	return r < 0 ? 2 : r;
 }

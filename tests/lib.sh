@@ -2,7 +2,7 @@
 # Containers live in a private lxcpath; host driver files come from a fixture root.
 
 GP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-GP=$GP_TOP/build/gpu-provision
+GP=${GP_BUILD:-$GP_TOP/build}/gpu-provision
 GP_FIXTURES=$GP_TOP/tests/fixtures
 
 # make_root FIXTURE DIR: a scratch copy of a fixture with its device nodes made by mknod.
