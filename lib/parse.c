@@ -206,7 +206,7 @@ static int add_cap(struct gp_caps_table *caps, const char *name, unsigned int mi
 		caps->v = v;
 	}
 	v = caps->v;
-	snprintf(v[caps->n].name, sizeof(v->name), "%s", name);
+	memcpy(v[caps->n].name, name, strlen(name) + 1);
 	v[caps->n].minor = minor;
 	caps->n++;
 	return 0;
