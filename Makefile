@@ -27,7 +27,7 @@ endif
 OPT        ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE -MMD -MP -Ilib -Iprovision \
 	       -DGP_VERSION='"$(VERSION)"' -DGP_CONFDIR='"$(CONFDIR)"' \
-	       -DGP_LIBEXECDIR='"$(LIBEXECDIR)"' $(PKG_CFLAGS)
+	       -DGP_LIBEXECDIR='"$(LIBEXECDIR)"' -DGP_SBINDIR='"$(SBINDIR)"' $(PKG_CFLAGS)
 BASE_LDFLAGS := -Wl,-z,relro,-z,now
 ALL_CFLAGS  = $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(BASE_LDFLAGS) $(LDFLAGS)

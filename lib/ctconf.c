@@ -15,7 +15,8 @@ struct reader {
 	unsigned int line;
 	struct gp_ctconf *conf;
 	bool failed;
-	bool seen[4];
+	enum gp_conf_kind kind;
+	bool seen[5];
 };
 
 static void __attribute__((format(printf, 2, 3))) fail(struct reader *r, const char *fmt, ...)
@@ -32,9 +33,10 @@ static void __attribute__((format(printf, 2, 3))) fail(struct reader *r, const c
 	gp_error("%s:%u: %s", r->path, r->line, msg);
 }
 
-static bool section_is_known(const char *name)
+static bool section_is_known(enum gp_conf_kind kind, const char *name)
 {
-	return strcmp(name, "gpu") == 0 || strcmp(name, "uvm") == 0 || strcmp(name, "probe") == 0;
+	return (strcmp(name, "gpu") == 0 && kind == GP_CONF_CONTAINER) ||
+	       strcmp(name, "uvm") == 0 || strcmp(name, "probe") == 0;
 }
 
 /* inih only reports sections through keys; check every header here. */
@@ -53,8 +55,9 @@ static void check_header(struct reader *r, const char *line)
 		return;
 	}
 	*end = '\0';
-	if (!section_is_known(s + 1))
-		fail(r, "unknown section [%s]; known: [gpu], [uvm], [probe]", s + 1);
+	if (!section_is_known(r->kind, s + 1))
+		fail(r, "unknown section [%s]; known: %s[uvm], [probe]", s + 1,
+		     r->kind == GP_CONF_CONTAINER ? "[gpu], " : "");
 }
 
 static char *read_line(char *str, int num, void *stream)
@@ -105,16 +108,13 @@ static int set_gpu(struct reader *r, const char *name, const char *value)
 	return r->failed ? 0 : 1;
 }
 
-static int set_uvm(struct reader *r, const char *name, const char *value)
+static void set_disable_hmm(struct reader *r, const char *value)
 {
 	struct gp_ctconf *c = r->conf;
 
-	if (strcmp(name, "disable_hmm") != 0) {
-		fail(r, "unknown key \"%s\" in [uvm]; known: disable_hmm", name);
-		return 0;
-	}
-	if (set_once(r, 2, name) < 0)
-		return 0;
+	if (set_once(r, 2, "disable_hmm") < 0)
+		return;
+	c->disable_hmm_set = true;
 	if (strcmp(value, "auto") == 0)
 		c->disable_hmm = GP_HMM_AUTO;
 	else if (strcmp(value, "yes") == 0)
@@ -123,6 +123,31 @@ static int set_uvm(struct reader *r, const char *name, const char *value)
 		c->disable_hmm = GP_HMM_NO;
 	else
 		fail(r, "disable_hmm is \"%s\"; use auto, yes or no", value);
+}
+
+static void set_on_conflict(struct reader *r, const char *value)
+{
+	struct gp_ctconf *c = r->conf;
+
+	if (set_once(r, 4, "on_conflict") < 0)
+		return;
+	c->on_conflict_set = true;
+	if (strcmp(value, "refuse") == 0)
+		c->on_conflict = GP_CONFLICT_REFUSE;
+	else if (strcmp(value, "warn") == 0)
+		c->on_conflict = GP_CONFLICT_WARN;
+	else
+		fail(r, "on_conflict is \"%s\"; use refuse or warn", value);
+}
+
+static int set_uvm(struct reader *r, const char *name, const char *value)
+{
+	if (strcmp(name, "disable_hmm") == 0)
+		set_disable_hmm(r, value);
+	else if (strcmp(name, "on_conflict") == 0)
+		set_on_conflict(r, value);
+	else
+		fail(r, "unknown key \"%s\" in [uvm]; known: disable_hmm, on_conflict", name);
 	return r->failed ? 0 : 1;
 }
 
@@ -134,6 +159,7 @@ static int set_probe(struct reader *r, const char *name, const char *value)
 	}
 	if (set_once(r, 3, name) < 0)
 		return 0;
+	r->conf->probe_timeout_set = true;
 	if (gp_parse_uint(value, &r->conf->probe_timeout) < 0 || r->conf->probe_timeout == 0 ||
 	    r->conf->probe_timeout > 3600)
 		fail(r, "timeout is \"%s\"; use whole seconds from 1 to 3600", value);
@@ -146,7 +172,7 @@ static int handler(void *user, const char *section, const char *name, const char
 
 	if (r->failed)
 		return 0;
-	if (strcmp(section, "gpu") == 0)
+	if (strcmp(section, "gpu") == 0 && r->kind == GP_CONF_CONTAINER)
 		return set_gpu(r, name, value);
 	if (strcmp(section, "uvm") == 0)
 		return set_uvm(r, name, value);
@@ -160,7 +186,13 @@ static int handler(void *user, const char *section, const char *name, const char
 
 int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf)
 {
-	struct reader r = { .p = buf, .path = path, .conf = conf };
+	return gp_ctconf_parse_as(buf, path, GP_CONF_CONTAINER, conf);
+}
+
+int gp_ctconf_parse_as(const char *buf, const char *path, enum gp_conf_kind kind,
+		       struct gp_ctconf *conf)
+{
+	struct reader r = { .p = buf, .path = path, .conf = conf, .kind = kind };
 	int line;
 
 	memset(conf, 0, sizeof(*conf));
@@ -176,7 +208,7 @@ int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf)
 		gp_error("%s:%d: expected \"key = value\" or \"[section]\"", path, line);
 		r.failed = true;
 	}
-	if (!r.failed && !conf->devices[0]) {
+	if (!r.failed && kind == GP_CONF_CONTAINER && !conf->devices[0]) {
 		gp_error(
 		    "%s: no \"devices\" in [gpu]; add e.g. \"devices = 0\" or \"devices = all\"",
 		    path);
@@ -202,15 +234,13 @@ int gp_ctconf_check_owner(const char *path, const struct stat *st)
 	return 0;
 }
 
-int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf)
+static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf *conf)
 {
-	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	int r;
 
-	if (asprintf(&path, "%s/%s.ini", confdir, name) < 0)
-		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
@@ -232,7 +262,46 @@ int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf
 		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
 		return r;
 	}
-	return gp_ctconf_parse(buf, path, conf);
+	return gp_ctconf_parse_as(buf, path, kind, conf);
+}
+
+int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (asprintf(&path, "%s/%s.ini", confdir, name) < 0)
+		return -ENOMEM;
+	return load_file(path, GP_CONF_CONTAINER, conf);
+}
+
+int gp_hostconf_load(const char *confdir, struct gp_ctconf *conf)
+{
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	if (asprintf(&path, "%s/%s", confdir, GP_HOSTCONF_NAME) < 0)
+		return -ENOMEM;
+	r = load_file(path, GP_CONF_HOST, conf);
+	if (r == -ENOENT) {
+		gp_ctconf_parse_as("", path, GP_CONF_HOST, conf);
+		return 0;
+	}
+	return r;
+}
+
+void gp_ctconf_merge_host(struct gp_ctconf *conf, const struct gp_ctconf *host)
+{
+	if (!conf->disable_hmm_set)
+		conf->disable_hmm = host->disable_hmm;
+	if (!conf->on_conflict_set)
+		conf->on_conflict = host->on_conflict;
+	if (!conf->probe_timeout_set)
+		conf->probe_timeout = host->probe_timeout;
+}
+
+const char *gp_conflict_name(enum gp_conflict c)
+{
+	return c == GP_CONFLICT_WARN ? "warn" : "refuse";
 }
 
 const char *gp_hmm_policy_name(enum gp_hmm_policy p)
@@ -240,6 +309,7 @@ const char *gp_hmm_policy_name(enum gp_hmm_policy p)
 	return p == GP_HMM_YES ? "yes" : p == GP_HMM_NO ? "no" : "auto";
 }
 
+/* Keys the ini leaves out follow the host's gpu-provision.conf; only set ones are written. */
 char *gp_ctconf_format(const struct gp_ctconf *conf)
 {
 	struct gp_buf b = { 0 };
@@ -251,9 +321,14 @@ char *gp_ctconf_format(const struct gp_ctconf *conf)
 			  conf->devices);
 	if (r == 0 && conf->caps[0])
 		r = gp_buf_printf(&b, "caps = %s\n", conf->caps);
-	if (r == 0)
-		r = gp_buf_printf(&b, "[uvm]\ndisable_hmm = %s\n[probe]\ntimeout = %u\n",
-				  gp_hmm_policy_name(conf->disable_hmm), conf->probe_timeout);
+	if (r == 0 && (conf->disable_hmm_set || conf->on_conflict_set))
+		r = gp_buf_printf(&b, "[uvm]\n");
+	if (r == 0 && conf->disable_hmm_set)
+		r = gp_buf_printf(&b, "disable_hmm = %s\n", gp_hmm_policy_name(conf->disable_hmm));
+	if (r == 0 && conf->on_conflict_set)
+		r = gp_buf_printf(&b, "on_conflict = %s\n", gp_conflict_name(conf->on_conflict));
+	if (r == 0 && conf->probe_timeout_set)
+		r = gp_buf_printf(&b, "[probe]\ntimeout = %u\n", conf->probe_timeout);
 	if (r < 0) {
 		gp_buf_free(&b);
 		return NULL;

@@ -8,6 +8,12 @@
 /* The per-container ini, <confdir>/<name>.ini. */
 
 enum gp_hmm_policy { GP_HMM_AUTO, GP_HMM_YES, GP_HMM_NO };
+/* What to do when nvidia_uvm runs with the wrong uvm_disable_hmm and cannot be reloaded. */
+enum gp_conflict { GP_CONFLICT_REFUSE, GP_CONFLICT_WARN };
+
+/* The per-container ini, or the host-wide defaults <confdir>/gpu-provision.conf. */
+enum gp_conf_kind { GP_CONF_CONTAINER, GP_CONF_HOST };
+#define GP_HOSTCONF_NAME "gpu-provision.conf"
 
 #define GP_CTCONF_MAX_LINE 200
 #define GP_CTCONF_MAX_SIZE (64 * 1024)
@@ -19,7 +25,11 @@ struct gp_ctconf {
 	char caps[1024];
 	unsigned int caps_line;
 	enum gp_hmm_policy disable_hmm;
+	bool disable_hmm_set;
+	enum gp_conflict on_conflict;
+	bool on_conflict_set;
 	unsigned int probe_timeout;
+	bool probe_timeout_set;
 };
 
 /*
@@ -27,6 +37,17 @@ struct gp_ctconf {
  * once as "path:line: what is wrong" and gives -EINVAL.
  */
 int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf);
+int gp_ctconf_parse_as(const char *buf, const char *path, enum gp_conf_kind kind,
+		       struct gp_ctconf *conf);
+
+/*
+ * Reads <confdir>/gpu-provision.conf, the host's defaults ([uvm] disable_hmm,
+ * on_conflict; [probe] timeout). A missing file gives the built-in defaults: 0.
+ */
+int gp_hostconf_load(const char *confdir, struct gp_ctconf *conf);
+
+/* Fills the keys the container's ini leaves out from the host's defaults. */
+void gp_ctconf_merge_host(struct gp_ctconf *conf, const struct gp_ctconf *host);
 
 /* Refuses a file not owned by root or writable by group or others: -EPERM. */
 int gp_ctconf_check_owner(const char *path, const struct stat *st);
@@ -41,5 +62,6 @@ char *gp_ctconf_format(const struct gp_ctconf *conf);
 int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf *conf);
 
 const char *gp_hmm_policy_name(enum gp_hmm_policy p);
+const char *gp_conflict_name(enum gp_conflict c);
 
 #endif

@@ -109,7 +109,7 @@ static int write_plan(const char *root, const char *name, const struct gp_plan *
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config)
 {
-	struct gp_ctconf conf;
+	struct gp_ctconf conf, host;
 	struct gp_plan plan;
 	bool modify;
 	int r;
@@ -118,8 +118,14 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 	if (r == -ENOENT)
 		gp_error("no %s/%s.ini: run gpu-provision attach %s --gpus SEL, or detach it",
 			 confdir, name, name);
+	if (r == 0)
+		r = gp_hostconf_load(confdir, &host);
 	if (r < 0)
 		return -EINVAL;
+	gp_ctconf_merge_host(&conf, &host);
+	r = gp_hook_uvm(root, confdir, name, &conf);
+	if (r < 0)
+		return r;
 	r = build_plan(root, &conf, &plan, &modify);
 	if (r < 0)
 		return r;

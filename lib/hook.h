@@ -13,6 +13,14 @@
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config);
 
+/*
+ * The [uvm] policy at pre-start: nothing when the modules are as it wants; else the
+ * change made by gpu-provision prepare, and checked. 0, or -EPERM to refuse the start.
+ */
+struct gp_ctconf;
+int gp_hook_uvm(const char *root, const char *confdir, const char *name,
+		const struct gp_ctconf *conf);
+
 /* autodev or mount, in the container's mount namespace: binds the plan's nodes. */
 int gp_hook_mount(const char *root, const char *name, const char *rootfs);
 

@@ -166,23 +166,74 @@ static int read_gz(const char *path, char **out)
 	return 0;
 }
 
-/* Kernel build options from /boot/config-<release>, else /proc/config.gz. */
-static void read_kconfig(const char *root, struct gp_host *h)
+/*
+ * Decompressing /proc/config.gz takes longer than the rest of a start's host reading,
+ * and the answer only changes with the kernel: keep it in <root>/run/gpu-provision
+ * (a tmpfs, gone at reboot) keyed by the kernel release.
+ */
+#define KCONFIG_CACHE "/run/gpu-provision/kconfig"
+
+static bool read_kconfig_cache(const char *root, struct gp_host *h)
 {
-	_cleanup_free_ char *rel = NULL, *buf = NULL, *gz = NULL;
+	_cleanup_free_ char *buf = NULL;
+	char release[128];
+	int dp, hm, zd;
+
+	if (gp_read_file_at(root, KCONFIG_CACHE, 512, &buf, NULL) < 0 ||
+	    sscanf(buf, "%127s %d %d %d", release, &dp, &hm, &zd) != 4 ||
+	    strcmp(release, h->kernel_release) != 0 || dp < -1 || dp > 1 || hm < -1 || hm > 1 ||
+	    zd < -1 || zd > 1)
+		return false;
+	h->kconfig.device_private = dp;
+	h->kconfig.hmm_mirror = hm;
+	h->kconfig.zone_device = zd;
+	return true;
+}
+
+static void write_kconfig_cache(const char *root, const struct gp_host *h)
+{
+	_cleanup_free_ char *path = gp_path(root, KCONFIG_CACHE);
+	char line[192];
+	int n;
+
+	if (!path || geteuid() != 0 || gp_mkdir_parents(path) < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%s %d %d %d\n", h->kernel_release,
+		     h->kconfig.device_private, h->kconfig.hmm_mirror, h->kconfig.zone_device);
+	gp_write_file_atomic(path, line, (size_t)n, 0644, 0);
+}
+
+static void read_config_gz(const char *root, struct gp_host *h)
+{
+	_cleanup_free_ char *gz = gp_path(root, "/proc/config.gz"), *buf = NULL;
+
+	snprintf(h->kconfig_source, sizeof(h->kconfig_source), "/proc/config.gz");
+	if (h->kernel_release[0] && read_kconfig_cache(root, h)) {
+		h->kconfig.source = h->kconfig_source;
+		return;
+	}
+	if (!gz || read_gz(gz, &buf) < 0)
+		return;
+	gp_parse_kconfig(buf, &h->kconfig);
+	h->kconfig.source = h->kconfig_source;
+	if (h->kernel_release[0])
+		write_kconfig_cache(root, h);
+}
+
+/* Kernel build options from /boot/config-<release>, else /proc/config.gz. */
+void gp_host_read_kconfig(const char *root, struct gp_host *h)
+{
+	_cleanup_free_ char *rel = NULL, *buf = NULL;
 
 	h->kconfig = (struct gp_kconfig){ GP_UNKNOWN, GP_UNKNOWN, GP_UNKNOWN, NULL };
 	if (h->kernel_release[0] && asprintf(&rel, "/boot/config-%s", h->kernel_release) >= 0 &&
 	    gp_read_file_at(root, rel, KCONFIG_MAX, &buf, NULL) == 0) {
 		snprintf(h->kconfig_source, sizeof(h->kconfig_source), "%s", rel);
-	} else {
-		gz = gp_path(root, "/proc/config.gz");
-		if (!gz || read_gz(gz, &buf) < 0)
-			return;
-		snprintf(h->kconfig_source, sizeof(h->kconfig_source), "/proc/config.gz");
+		gp_parse_kconfig(buf, &h->kconfig);
+		h->kconfig.source = h->kconfig_source;
+		return;
 	}
-	gp_parse_kconfig(buf, &h->kconfig);
-	h->kconfig.source = h->kconfig_source;
+	read_config_gz(root, h);
 }
 
 static void read_kernel(const char *root, unsigned int parts, struct gp_host *h)
@@ -193,7 +244,7 @@ static void read_kernel(const char *root, unsigned int parts, struct gp_host *h)
 		snprintf(h->kernel_release, sizeof(h->kernel_release), "%s", gp_strtrim(rel));
 	h->kconfig = (struct gp_kconfig){ GP_UNKNOWN, GP_UNKNOWN, GP_UNKNOWN, NULL };
 	if (parts & GP_HOST_KCONFIG)
-		read_kconfig(root, h);
+		gp_host_read_kconfig(root, h);
 }
 
 int gp_host_read(const char *root, unsigned int parts, struct gp_host *host)

@@ -97,6 +97,8 @@ void gp_host_index_gpus(struct gp_host *host);
  */
 int gp_host_read(const char *root, unsigned int parts, struct gp_host *host);
 void gp_host_free(struct gp_host *host);
+/* Adds the kernel build options to a host read without GP_HOST_KCONFIG. */
+void gp_host_read_kconfig(const char *root, struct gp_host *host);
 
 const struct gp_gpu *gp_host_gpu_by_index(const struct gp_host *host, int index);
 const char *gp_flavor_name(enum gp_flavor f);

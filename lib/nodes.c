@@ -18,8 +18,8 @@ static int make_node(const char *path, const struct gp_node *n, bool dry_run)
 	int r;
 
 	if (dry_run) {
-		gp_info("would run: mknod -m %04o %s c %u %u && chown %u:%u %s", n->mode, path,
-			n->major, n->minor, n->uid, n->gid, path);
+		printf("would run: mknod -m %04o %s c %u %u && chown %u:%u %s\n", n->mode, path,
+		       n->major, n->minor, n->uid, n->gid, path);
 		return 0;
 	}
 	if (asprintf(&tmp, "%s.gp-new.%d", path, (int)getpid()) < 0)

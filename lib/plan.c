@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The plan of one start: exactly which nodes, with which numbers. */
+#include <glob.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -177,6 +178,73 @@ int gp_plan_build(const char *root, const struct gp_host *host, const bool chose
 	r = add_caps(root, host, chosen, caps, plan, err, errlen);
 	if (r == -E2BIG)
 		snprintf(err, errlen, "more than %d nodes planned", GP_PLAN_MAX_NODES);
+	return r;
+}
+
+/* Adds the access caps of instances that exist: capabilities/gpuM/mig/giG[/ciC]/access. */
+static int add_existing_instances(const char *root, const struct gp_host *host,
+				  struct gp_plan *plan)
+{
+	static const char *patterns[] = {
+		"/proc/driver/nvidia/capabilities/gpu*/mig/gi*/access",
+		"/proc/driver/nvidia/capabilities/gpu*/mig/gi*/ci*/access"
+	};
+	char err[256];
+	int r = 0;
+
+	for (size_t k = 0; k < GP_ARRAY_SIZE(patterns) && r == 0; k++) {
+		_cleanup_free_ char *pattern = gp_path(root, patterns[k]);
+		size_t skip = strlen(pattern) - strlen(patterns[k]) +
+			      strlen("/proc/driver/nvidia/capabilities/");
+		glob_t g;
+
+		if (!pattern || glob(pattern, 0, NULL, &g) != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc && r == 0; i++) {
+			char name[64], *mig;
+
+			snprintf(name, sizeof(name), "%s", g.gl_pathv[i] + skip);
+			mig = strstr(name, "/mig/");
+			if (!mig)
+				continue;
+			memmove(mig, mig + 4, strlen(mig + 4) + 1); /* gpu0/mig/gi1 -> gpu0/gi1 */
+			r = add_cap(root, host, name, plan, err, sizeof(err));
+			if (r == -EINVAL)
+				r = 0; /* an instance without a minor is none the driver made a node
+					  for */
+		}
+		globfree(&g);
+	}
+	return r;
+}
+
+int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan)
+{
+	unsigned int nv = host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA;
+	char err[256];
+	int r = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!host->driver_loaded)
+		return 0;
+	add_node(plan, "nvidiactl", nv, GP_MINOR_NVIDIACTL, host->params.mode, &host->params);
+	for (size_t i = 0; i < host->ngpus; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "nvidia%u", host->gpus[i].minor);
+		add_node(plan, name, nv, host->gpus[i].minor, host->params.mode, &host->params);
+	}
+	if (host->majors.uvm) {
+		add_node(plan, "nvidia-uvm", host->majors.uvm, 0, host->params.mode, &host->params);
+		add_node(plan, "nvidia-uvm-tools", host->majors.uvm, 1, host->params.mode,
+			 &host->params);
+	}
+	if (host->majors.caps && gp_caps_lookup(&host->caps, "config") >= 0)
+		r = add_cap(root, host, "config", plan, err, sizeof(err));
+	if (r == 0 && host->majors.caps && gp_caps_lookup(&host->caps, "monitor") >= 0)
+		r = add_cap(root, host, "monitor", plan, err, sizeof(err));
+	if (r == 0 && host->majors.caps)
+		r = add_existing_instances(root, host, plan);
 	return r;
 }
 

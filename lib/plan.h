@@ -37,6 +37,13 @@ int gp_select_gpus(const char *spec, const struct gp_host *host, bool chosen[GP_
 int gp_plan_build(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
 		  const char *caps, struct gp_plan *plan, char *err, size_t errlen);
 
+/*
+ * Every node the host should have for containers: nvidiactl, each GPU, nvidia-uvm(-tools)
+ * when uvm is loaded, the MIG config and monitor caps, and the access caps of each GPU
+ * and compute instance that exists (as /proc/driver/nvidia/capabilities lists them).
+ */
+int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan);
+
 /* Serialises a plan as text (malloc'd) and parses it back strictly: -EINVAL on any doubt. */
 char *gp_plan_format(const struct gp_plan *plan);
 int gp_plan_parse(const char *buf, struct gp_plan *plan);

@@ -11,8 +11,11 @@ struct gp_cli {
 	const char *confdir;
 	const char *gpus;
 	const char *caps;
+	const char *container;
 	bool dry_run;
 	bool json;
+	bool persist;
+	bool modules_only;
 	char **args; /* args[0] is the command */
 	int nargs;
 };
@@ -27,5 +30,6 @@ struct gp_command {
 int gp_cmd_host(const struct gp_cli *cli);
 int gp_cmd_attach(const struct gp_cli *cli);
 int gp_cmd_detach(const struct gp_cli *cli);
+int gp_cmd_prepare(const struct gp_cli *cli);
 
 #endif

@@ -20,6 +20,8 @@ static const struct gp_command commands[] = {
 	{ "host", "show the host's driver, GPUs, majors and uvm state", gp_cmd_host },
 	{ "attach", "NAME --gpus SEL [--caps CAPS]: give a container GPUs", gp_cmd_attach },
 	{ "detach", "NAME: take them away again", gp_cmd_detach },
+	{ "prepare", "[--persist]: load nvidia_uvm as the HMM policy wants, make the nodes",
+	  gp_cmd_prepare },
 };
 
 static void usage(FILE *f)
@@ -91,6 +93,15 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 			break;
 		case 'j':
 			cli->json = true;
+			break;
+		case 'p':
+			cli->persist = true;
+			break;
+		case 'N':
+			cli->container = optarg;
+			break;
+		case 'M':
+			cli->modules_only = true;
 			break;
 		case 'h':
 			usage(stdout);

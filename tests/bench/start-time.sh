@@ -33,6 +33,7 @@ start_ms() { # start_ms NAME: wall time of lxc-start until the container runs, i
 	echo $(((t1 - t0) / 1000))
 }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+quartiles() { sort -n | awk '{v[NR]=$1} END {printf "%.1f-%.1f", v[int((NR+3)/4)] / 1000, v[int((3*NR+1)/4)] / 1000}'; }
 
 : >"$WORK/hook.us"; : >"$WORK/static.us"
 start_ms hook >/dev/null; start_ms static >/dev/null # warm caches once
@@ -46,4 +47,6 @@ done
 h=$(median <"$WORK/hook.us")
 s=$(median <"$WORK/static.us")
 echo "bench: container start, median of $ROUNDS alternating starts each (4 nodes)"
-awk -v s="$s" -v h="$h" 'BEGIN { printf "  static lxc.mount.entry: %6.1f ms\n  gpu-hook:               %6.1f ms\n  difference:             %6.1f ms\n  ratio hook/static:      %6.3f (goal: under 1.05)\n", s / 1000, h / 1000, (h - s) / 1000, h / s }'
+sq=$(quartiles <"$WORK/static.us")
+hq=$(quartiles <"$WORK/hook.us")
+awk -v s="$s" -v h="$h" -v sq="$sq" -v hq="$hq" 'BEGIN { printf "  static lxc.mount.entry: %6.1f ms (quartiles %s)\n  gpu-hook:               %6.1f ms (quartiles %s)\n  difference:             %6.1f ms\n  ratio hook/static:      %6.3f (goal: under 1.05)\n", s / 1000, sq, h / 1000, hq, (h - s) / 1000, h / s }'

@@ -38,10 +38,11 @@ static int setup(void **state)
 	write_file("conf.d/10-deny.conf", "lxc.cgroup2.devices.deny = a\n");
 	write_file("conf.d/20-allow.conf", "lxc.cgroup2.devices.allow = c 195:0 rwm\n");
 	write_file("conf.d/skipped.txt", "lxc.cgroup2.devices.allow = c 238:0 rwm\n");
-	snprintf(path, sizeof(path),
-		 "# a comment\nlxc.include = %s/conf.d\nlxc.include = %s/missing.conf\n"
-		 "lxc.cgroup2.devices.allow = c 195:255 rwm\nlxc.cgroup2.devices.allow = c 238:1 rwm\n",
-		 dir, dir);
+	snprintf(
+	    path, sizeof(path),
+	    "# a comment\nlxc.include = %s/conf.d\nlxc.include = %s/missing.conf\n"
+	    "lxc.cgroup2.devices.allow = c 195:255 rwm\nlxc.cgroup2.devices.allow = c 238:1 rwm\n",
+	    dir, dir);
 	write_file("config", path);
 	return 0;
 }

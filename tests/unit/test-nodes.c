@@ -35,7 +35,8 @@ static struct gp_plan one_node(void)
 {
 	struct gp_plan p = { .n = 1 };
 
-	p.nodes[0] = (struct gp_node){ .name = "nvidia-uvm", .major = 238, .minor = 0, .mode = 0666 };
+	p.nodes[0] =
+	    (struct gp_node){ .name = "nvidia-uvm", .major = 238, .minor = 0, .mode = 0666 };
 	return p;
 }
 

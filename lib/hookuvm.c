@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pre-start hook's part of the HMM policy. The hook is linked statically and
+ * Debian ships libkmod only as a shared library, so the hook reads module state from
+ * /proc/modules and sysfs, and when the policy needs a module loaded or reloaded it
+ * runs "gpu-provision prepare --container NAME --modules-only", which does it through
+ * libkmod and reads the parameter back. The usual start needs no change and runs nothing.
+ */
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "hook.h"
+#include "hmm.h"
+#include "modules.h"
+#include "uvm.h"
+#include "util.h"
+
+#ifndef GP_SBINDIR
+#define GP_SBINDIR "/usr/local/sbin"
+#endif
+
+static void assess(const char *root, const struct gp_ctconf *conf, struct gp_uvm_plan *plan)
+{
+	struct gp_modules mods;
+	struct gp_host host;
+	struct gp_hmm hmm;
+
+	memset(plan, 0, sizeof(*plan));
+	if (gp_host_read(root, 0, &host) < 0 || gp_modules_read_tree(root, &mods) < 0)
+		return;
+	/* The kernel's build options matter only where HMM could be on. */
+	if (conf->disable_hmm == GP_HMM_AUTO && host.flavor == GP_FLAVOR_OPEN &&
+	    (!mods.uvm.loaded || mods.uvm_disable_hmm == GP_NO))
+		gp_host_read_kconfig(root, &host);
+	gp_hmm_judge(&host, &mods, NULL, NULL, &hmm);
+	gp_uvm_plan(conf->disable_hmm, conf->on_conflict, &mods, &hmm, plan);
+	gp_host_free(&host);
+}
+
+/* gpu-provision beside this hook (a build tree), else the installed one. */
+static void provision_path(char *out, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(out, size, "%.*s/gpu-provision", (int)(size - 16), self);
+			if (access(out, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(out, size, "%s/gpu-provision", GP_SBINDIR);
+}
+
+static int run_prepare(const char *root, const char *confdir, const char *name)
+{
+	char prog[PATH_MAX];
+	char *argv[12], *envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	int argc = 0, status;
+	pid_t pid;
+
+	provision_path(prog, sizeof(prog));
+	argv[argc++] = prog;
+	if (root) {
+		argv[argc++] = (char *)"--root";
+		argv[argc++] = (char *)root;
+	}
+	argv[argc++] = (char *)"--confdir";
+	argv[argc++] = (char *)confdir;
+	argv[argc++] = (char *)"prepare";
+	argv[argc++] = (char *)"--modules-only";
+	argv[argc++] = (char *)"--container";
+	argv[argc++] = (char *)name;
+	argv[argc] = NULL;
+	fflush(stdout);
+	if (posix_spawn(&pid, prog, NULL, NULL, argv, envp) != 0) {
+		gp_error("Failed to run \"%s\": %m", prog);
+		return -EIO;
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -EIO;
+	return WEXITSTATUS(status) == 0 ? 0 : WEXITSTATUS(status) == 1 ? -EPERM : -EIO;
+}
+
+int gp_hook_uvm(const char *root, const char *confdir, const char *name,
+		const struct gp_ctconf *conf)
+{
+	struct gp_uvm_plan plan;
+	char text[160];
+	int r;
+
+	assess(root, conf, &plan);
+	if (plan.n == 0)
+		return gp_uvm_check_conflict(&plan);
+	for (size_t i = 0; i < plan.n; i++) {
+		gp_mod_action_text(&plan.act[i], text, sizeof(text));
+		gp_info("the [uvm] policy needs: %s", text);
+	}
+	r = run_prepare(root, confdir, name);
+	if (r < 0)
+		return r;
+	assess(root, conf, &plan);
+	if (plan.n == 0 && plan.status == GP_UVM_OK)
+		return 0;
+	gp_error("nvidia_uvm is still not as the [uvm] policy wants (disable_hmm = %s)%s",
+		 gp_hmm_policy_name(conf->disable_hmm),
+		 root ? ": under --root modules are not loaded, only planned" : "");
+	return -EPERM;
+}
