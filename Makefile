@@ -70,7 +70,7 @@ $(BUILD)/gpu-hook: $(HOOK_OBJ) $(BUILD)/libgp.a
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(ALL_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
+	$(Q)$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(ALL_LDFLAGS) $(UNIT_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
 # What the GPU host run needs besides the binaries (tests/gpu/run-h200.sh).
@@ -79,6 +79,23 @@ gpu-tools: all $(BUILD)/cuinit
 $(BUILD)/cuinit: tests/gpu/cuinit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< -ldl
+
+# A modules tree for libkmod tests (tests/fixtures/kmod-conf/README.md).
+KMOD_TREE := $(BUILD)/tests/kmod-tree
+KMOD_REL  := 6.8.12-9-pve
+KMOD_DIR  := $(KMOD_TREE)/lib/modules/$(KMOD_REL)/updates/dkms
+$(KMOD_TREE)/.stamp: tests/kmod/fake-module.c $(wildcard tests/fixtures/kmod-conf/etc/modprobe.d/*)
+	$(Q)rm -rf $(KMOD_TREE) && mkdir -p $(KMOD_DIR)
+	$(Q)for m in nvidia nvidia_uvm nvidia_modeset; do \
+		$(CC) -c -DMODNAME=$$m -o $(KMOD_DIR)/$$(echo $$m | tr _ -).ko $< || exit 1; done
+	$(Q)cp -r tests/fixtures/kmod-conf/etc $(KMOD_TREE)/
+	$(Q)/sbin/depmod -b $(KMOD_TREE) $(KMOD_REL) 2>/dev/null
+	$(Q)touch $@
+
+$(BUILD)/tests/test-modules: $(KMOD_TREE)/.stamp
+$(BUILD)/tests/test-modules: UNIT_CFLAGS += -DKMOD_TREE='"$(CURDIR)/$(KMOD_TREE)"' \
+	-DKMOD_REL='"$(KMOD_REL)"'
+$(BUILD)/tests/test-uvmapply: UNIT_LDFLAGS = -Wl,--wrap=gp_module_insert -Wl,--wrap=gp_module_remove
 
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(CONFDIR) \

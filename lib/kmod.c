@@ -111,3 +111,26 @@ void gp_kmod_free(struct kmod_ctx *ctx)
 	if (ctx)
 		kmod_unref(ctx);
 }
+
+int gp_kmod_lookup_path(struct kmod_ctx *ctx, const char *name, char *path, size_t size)
+{
+	struct kmod_list *list = NULL, *it;
+	int r = kmod_module_new_from_lookup(ctx, name, &list);
+
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	kmod_list_foreach(it, list)
+	{
+		struct kmod_module *m = kmod_module_get_module(it);
+		const char *p = kmod_module_get_path(m);
+
+		if (r == -ENOENT && p) {
+			snprintf(path, size, "%s", p);
+			r = 0;
+		}
+		kmod_module_unref(m);
+	}
+	kmod_module_unref_list(list);
+	return r;
+}

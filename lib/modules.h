@@ -3,6 +3,7 @@
 #define GP_MODULES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "host.h"
 
@@ -30,6 +31,9 @@ struct gp_modules {
  */
 struct kmod_ctx *gp_kmod_new(const char *root, const char *release);
 void gp_kmod_free(struct kmod_ctx *ctx);
+
+/* The file libkmod would load for name (a module name or alias). 0 or -ENOENT. */
+int gp_kmod_lookup_path(struct kmod_ctx *ctx, const char *name, char *path, size_t size);
 
 /*
  * Reads the state of nvidia, nvidia_uvm and nvidia_modeset: through libkmod on the

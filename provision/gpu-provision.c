@@ -37,6 +37,9 @@ static void usage(FILE *f)
 		"  --gpus SEL      all, indexes, GPU-UUIDs or PCI addresses, comma-separated\n"
 		"  --caps CAPS     mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC\n"
 		"  --dry-run       print what would change, change nothing\n"
+		"  --persist       prepare: keep uvm_disable_hmm=1 across reboots (modprobe.d)\n"
+		"  --container NAME  prepare: follow this container's [uvm] policy\n"
+		"  --modules-only  prepare: the modules only, no device nodes\n"
 		"  --json          machine-readable output\n"
 		"  -h, --help      this text\n"
 		"  -V, --version   the version\n",
@@ -67,6 +70,9 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "persist", no_argument, NULL, 'p' },
+		{ "container", required_argument, NULL, 'N' },
+		{ "modules-only", no_argument, NULL, 'M' },
 		{ 0 },
 	};
 	int c, r = 0;

@@ -140,6 +140,38 @@ static void format_round_trips(void **state)
 	free(text);
 }
 
+static void host_defaults_and_merge(void **state)
+{
+	struct gp_ctconf host, ct;
+	FILE *tmp = tmpfile();
+	int saved = dup(2), r;
+
+	(void)state;
+	assert_int_equal(gp_ctconf_parse_as("[uvm]\ndisable_hmm = yes\non_conflict = warn\n"
+					    "[probe]\ntimeout = 9\n",
+					    "gpu-provision.conf", GP_CONF_HOST, &host),
+			 0);
+	assert_int_equal(parse_capturing("[gpu]\ndevices = 0\n[uvm]\ndisable_hmm = no\n", &ct), 0);
+	gp_ctconf_merge_host(&ct, &host);
+	assert_int_equal(ct.disable_hmm, GP_HMM_NO); /* the container's own value stays */
+	assert_int_equal(ct.on_conflict, GP_CONFLICT_WARN);
+	assert_int_equal(ct.probe_timeout, 9);
+	/* The host file has no [gpu]; a bad on_conflict names its line. */
+	dup2(fileno(tmp), 2);
+	r = gp_ctconf_parse_as("[gpu]\ndevices = 0\n", "h.conf", GP_CONF_HOST, &host);
+	assert_int_equal(r, -EINVAL);
+	r = gp_ctconf_parse_as("[uvm]\non_conflict = maybe\n", "h.conf", GP_CONF_HOST, &host);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(r, -EINVAL);
+	rewind(tmp);
+	captured[fread(captured, 1, sizeof(captured) - 1, tmp)] = '\0';
+	fclose(tmp);
+	assert_non_null(strstr(captured, "h.conf:1: unknown section [gpu]; known: [uvm], [probe]"));
+	assert_non_null(strstr(captured, "h.conf:2: on_conflict is \"maybe\""));
+}
+
 /* The documented example must stay a valid ini. */
 static void shipped_example_parses(void **state)
 {
@@ -168,6 +200,7 @@ int main(void)
 		cmocka_unit_test(format_round_trips),
 		cmocka_unit_test(owner_and_mode),
 		cmocka_unit_test(shipped_example_parses),
+		cmocka_unit_test(host_defaults_and_merge),
 	};
 	return cmocka_run_group_tests_name("ctconf", tests, NULL, NULL);
 }
