@@ -5,6 +5,7 @@ SBINDIR    ?= $(PREFIX)/sbin
 LIBEXECDIR ?= $(PREFIX)/libexec/gpu-provision
 CONFDIR    ?= /etc/gpu-provision
 DATADIR    ?= $(PREFIX)/share/gpu-provision
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 DESTDIR    ?=
 BUILD      ?= build
 V          ?= 0
@@ -97,19 +98,24 @@ $(BUILD)/tests/test-modules: UNIT_CFLAGS += -DKMOD_TREE='"$(CURDIR)/$(KMOD_TREE)
 	-DKMOD_REL='"$(KMOD_REL)"'
 $(BUILD)/tests/test-uvmapply: UNIT_LDFLAGS = -Wl,--wrap=gp_module_insert -Wl,--wrap=gp_module_remove
 
+subst_paths = sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' \
+	-e 's|@DATADIR@|$(DATADIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' $(1)
+
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(CONFDIR) \
 		$(DESTDIR)$(DATADIR)
 	install -m 0755 $(BUILD)/gpu-provision $(DESTDIR)$(SBINDIR)/gpu-provision
 	install -m 0755 $(BUILD)/gpu-hook $(DESTDIR)$(LIBEXECDIR)/gpu-hook
 	install -m 0644 conf/example.ini $(DESTDIR)$(DATADIR)/example.ini
-	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' \
-		-e 's|@DATADIR@|$(DATADIR)|g' templates/lxc-gpu.conf.in \
-		>$(DESTDIR)$(DATADIR)/lxc-gpu.conf
+	$(call subst_paths,templates/lxc-gpu.conf.in) >$(DESTDIR)$(DATADIR)/lxc-gpu.conf
+	install -d $(DESTDIR)$(UNITDIR)
+	$(call subst_paths,templates/gpu-provision-prepare.service.in) \
+		>$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook \
-		$(DESTDIR)$(DATADIR)/example.ini $(DESTDIR)$(DATADIR)/lxc-gpu.conf
+		$(DESTDIR)$(DATADIR)/example.ini $(DESTDIR)$(DATADIR)/lxc-gpu.conf \
+		$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
 
 deps:
 	@tools/deps.sh

@@ -4,20 +4,6 @@
 
 #include "report.h"
 
-enum gp_tristate gp_host_hmm_active(const struct gp_host *host)
-{
-	/* HMM needs the open module, uvm_disable_hmm=N and CONFIG_DEVICE_PRIVATE. */
-	if (!host->driver_loaded || host->flavor == GP_FLAVOR_PROPRIETARY)
-		return GP_NO;
-	if (!host->uvm_loaded || host->uvm_disable_hmm == GP_YES)
-		return GP_NO;
-	if (host->kconfig.device_private == GP_NO)
-		return GP_NO;
-	if (host->uvm_disable_hmm == GP_UNKNOWN || host->kconfig.device_private == GP_UNKNOWN)
-		return GP_UNKNOWN;
-	return GP_YES;
-}
-
 static struct json_object *tristate_json(enum gp_tristate t)
 {
 	return t == GP_UNKNOWN ? NULL : json_object_new_boolean(t == GP_YES);
@@ -74,10 +60,53 @@ static struct json_object *kernel_json(const struct gp_host *h)
 	return o;
 }
 
-struct json_object *gp_host_to_json(const struct gp_host *h, const char *root)
+static struct json_object *module_json(const struct gp_module *m)
 {
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "loaded", json_object_new_boolean(m->loaded));
+	json_object_object_add(o, "use_count",
+			       m->refcnt >= 0 ? json_object_new_int(m->refcnt) : NULL);
+	json_object_object_add(o, "holders", json_object_new_string(m->holders));
+	json_object_object_add(o, "modprobe_options", json_object_new_string(m->conf_options));
+	return o;
+}
+
+static struct json_object *uvm_json(const struct gp_report *rep)
+{
+	struct json_object *o = json_object_new_object(), *ev = json_object_new_array();
+
+	json_object_object_add(o, "loaded", json_object_new_boolean(rep->mods->uvm.loaded));
+	json_object_object_add(o, "disable_hmm", tristate_json(rep->mods->uvm_disable_hmm));
+	json_object_object_add(o, "hmm_active", tristate_json(rep->hmm->active));
+	json_object_object_add(o, "hmm_active_with_disable_hmm_n",
+			       tristate_json(rep->hmm->would_be_active));
+	json_object_object_add(o, "hmm_source", json_object_new_string(rep->hmm->source));
+	for (size_t i = 0; i < rep->hmm->n; i++)
+		json_object_array_add(ev, json_object_new_string(rep->hmm->evidence[i]));
+	json_object_object_add(o, "hmm_evidence", ev);
+	json_object_object_add(
+	    o, "ats_mode",
+	    rep->mods->uvm_ats_mode >= 0 ? json_object_new_int(rep->mods->uvm_ats_mode) : NULL);
+	return o;
+}
+
+static struct json_object *modules_json(const struct gp_modules *m)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "nvidia", module_json(&m->nvidia));
+	json_object_object_add(o, "nvidia_uvm", module_json(&m->uvm));
+	json_object_object_add(o, "nvidia_modeset", module_json(&m->modeset));
+	return o;
+}
+
+struct json_object *gp_report_json(const struct gp_report *rep)
+{
+	const struct gp_host *h = rep->host;
+	const char *root = rep->root;
 	struct json_object *o = json_object_new_object(), *gpus = json_object_new_array();
-	struct json_object *majors = json_object_new_object(), *uvm = json_object_new_object();
+	struct json_object *majors = json_object_new_object();
 
 	json_object_object_add(o, "root", json_object_new_string(root ? root : "/"));
 	json_object_object_add(o, "driver", driver_json(h));
@@ -93,11 +122,8 @@ struct json_object *gp_host_to_json(const struct gp_host *h, const char *root)
 	json_object_object_add(majors, "nvidia-nvswitch", major_json(h->majors.nvswitch));
 	json_object_object_add(o, "majors", majors);
 	json_object_object_add(o, "mig_cap_minors", json_object_new_int((int)h->caps.n));
-	json_object_object_add(uvm, "loaded", json_object_new_boolean(h->uvm_loaded));
-	json_object_object_add(uvm, "disable_hmm", tristate_json(h->uvm_disable_hmm));
-	json_object_object_add(uvm, "hmm_active", tristate_json(gp_host_hmm_active(h)));
-	json_object_object_add(o, "uvm", uvm);
-	json_object_object_add(o, "nvidia_loaded", json_object_new_boolean(h->nvidia_loaded));
+	json_object_object_add(o, "uvm", uvm_json(rep));
+	json_object_object_add(o, "modules", modules_json(rep->mods));
 	json_object_object_add(o, "kernel", kernel_json(h));
 	json_object_object_add(o, "findings", json_object_new_array());
 	return o;
@@ -132,8 +158,34 @@ static void print_majors(const struct gp_host *h, FILE *f)
 	fprintf(f, "%s\n", h->majors.uvm ? "" : " (no nvidia-uvm: nvidia_uvm not loaded)");
 }
 
-void gp_host_print(const struct gp_host *h, const char *root, FILE *f)
+static void print_module(const struct gp_module *m, FILE *f)
 {
+	fprintf(f, "  %-15s %s", m->name, m->loaded ? "loaded" : "not loaded");
+	if (m->loaded && m->refcnt >= 0)
+		fprintf(f, ", use count %d", m->refcnt);
+	else if (m->loaded)
+		fprintf(f, ", use count unknown (cannot be unloaded)");
+	if (m->holders[0])
+		fprintf(f, ", held by %s", m->holders);
+	if (m->conf_options[0])
+		fprintf(f, "; modprobe.d: %s", m->conf_options);
+	fprintf(f, "\n");
+}
+
+static void print_hmm(const struct gp_report *rep, FILE *f)
+{
+	fprintf(f, "HMM:        active %s (with uvm_disable_hmm=N: %s), from %s\n",
+		tristate_text(rep->hmm->active), tristate_text(rep->hmm->would_be_active),
+		rep->hmm->source);
+	for (size_t i = 0; i < rep->hmm->n; i++)
+		fprintf(f, "  - %s\n", rep->hmm->evidence[i]);
+}
+
+void gp_report_print(const struct gp_report *rep, FILE *f)
+{
+	const struct gp_host *h = rep->host;
+	const char *root = rep->root;
+
 	if (root && strcmp(root, "/") != 0)
 		fprintf(f, "root:       %s (not this machine's driver)\n", root);
 	if (!h->driver_loaded) {
@@ -145,12 +197,16 @@ void gp_host_print(const struct gp_host *h, const char *root, FILE *f)
 		h->kernel_release, tristate_text(h->kconfig.device_private),
 		tristate_text(h->kconfig.hmm_mirror),
 		h->kconfig.source ? h->kconfig.source : "nowhere");
-	fprintf(f, "modules:    nvidia %s, nvidia_uvm %s, uvm_disable_hmm %s, HMM active %s\n",
-		h->nvidia_loaded ? "loaded" : "not loaded", h->uvm_loaded ? "loaded" : "not loaded",
-		h->uvm_disable_hmm == GP_UNKNOWN ? "unknown"
-		: h->uvm_disable_hmm		 ? "Y"
-						 : "N",
-		tristate_text(gp_host_hmm_active(h)));
+	fprintf(f, "modules:\n");
+	print_module(&rep->mods->nvidia, f);
+	print_module(&rep->mods->uvm, f);
+	print_module(&rep->mods->modeset, f);
+	fprintf(f, "uvm:        uvm_disable_hmm %s, uvm_ats_mode %d\n",
+		rep->mods->uvm_disable_hmm == GP_UNKNOWN ? "unknown"
+		: rep->mods->uvm_disable_hmm == GP_YES	 ? "Y"
+							 : "N",
+		rep->mods->uvm_ats_mode);
+	print_hmm(rep, f);
 	fprintf(f, "nodes:      uid %u, gid %u, mode %04o, ModifyDeviceFiles %u\n", h->params.uid,
 		h->params.gid, h->params.mode, h->params.modify);
 	print_majors(h, f);

@@ -5,15 +5,22 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "hmm.h"
 #include "host.h"
+#include "modules.h"
 
-/* HMM verdict from what the host files say: GP_YES, GP_NO or GP_UNKNOWN. */
-enum gp_tristate gp_host_hmm_active(const struct gp_host *host);
+/* Everything gpu-provision host reports. */
+struct gp_report {
+	const char *root;
+	const struct gp_host *host;
+	const struct gp_modules *mods;
+	const struct gp_hmm *hmm;
+};
 
 /* The host as JSON with the contract's field names; caller owns the object. */
-struct json_object *gp_host_to_json(const struct gp_host *host, const char *root);
+struct json_object *gp_report_json(const struct gp_report *rep);
 
 /* The host for people. */
-void gp_host_print(const struct gp_host *host, const char *root, FILE *f);
+void gp_report_print(const struct gp_report *rep, FILE *f);
 
 #endif

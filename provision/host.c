@@ -1,31 +1,51 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
+#include "hmm.h"
 #include "host.h"
+#include "modules.h"
 #include "report.h"
 #include "util.h"
 
+static bool real_host(const char *root)
+{
+	return !root || strcmp(root, "/") == 0;
+}
+
 int gp_cmd_host(const struct gp_cli *cli)
 {
+	struct gp_nvml nvml = { .status = -ENOENT };
+	struct gp_modules mods;
 	struct gp_host host;
-	int r;
+	struct gp_hmm hmm;
+	struct gp_report rep = { .root = cli->root, .host = &host, .mods = &mods, .hmm = &hmm };
+	struct kmod_ctx *ctx;
+	char *kmsg;
 
 	if (cli->nargs != 1) {
 		gp_error("host takes no arguments");
 		return 2;
 	}
-	r = gp_host_read(cli->root, GP_HOST_ALL, &host);
-	if (r < 0)
+	if (gp_host_read(cli->root, GP_HOST_ALL, &host) < 0)
 		return 3;
+	ctx = gp_kmod_new(cli->root, host.kernel_release);
+	gp_modules_read(cli->root, ctx, &mods);
+	gp_kmod_free(ctx);
+	if (real_host(cli->root) && host.driver_loaded)
+		gp_nvml_addressing(10000, &nvml);
+	kmsg = gp_kmsg_read(cli->root);
+	gp_hmm_judge(&host, &mods, &nvml, kmsg, &hmm);
+	free(kmsg);
 	if (cli->json) {
-		struct json_object *o = gp_host_to_json(&host, cli->root);
+		struct json_object *o = gp_report_json(&rep);
 
 		printf("%s\n", json_object_to_json_string_ext(
 				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
-		gp_host_print(&host, cli->root, stdout);
+		gp_report_print(&rep, stdout);
 	}
 	gp_host_free(&host);
 	return host.driver_loaded ? 0 : 1;

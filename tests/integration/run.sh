@@ -294,7 +294,24 @@ test_prepare_persist() {
 	check "no modprobe.d file" absent "$([ -e "$WORK/prep2/etc/modprobe.d/gpu-provision.conf" ] && echo present || echo absent)"
 }
 
-# 15. Bad usage and bad selectors exit 2 with a message, and change nothing.
+# 15. make install lays out the binaries, the hook snippet and a boot unit systemd accepts.
+test_install_layout() {
+	local d=$WORK/inst unit
+	make -s -C "$GP_TOP" install DESTDIR="$d" PREFIX=/usr >/dev/null
+	for f in usr/sbin/gpu-provision usr/libexec/gpu-provision/gpu-hook \
+		usr/share/gpu-provision/example.ini usr/share/gpu-provision/lxc-gpu.conf; do
+		[ -s "$d/$f" ] || { echo "    missing $f"; return 1; }
+	done
+	grep -qx "lxc.hook.pre-start = /usr/libexec/gpu-provision/gpu-hook --confdir /etc/gpu-provision" \
+		"$d/usr/share/gpu-provision/lxc-gpu.conf"
+	unit=$d/usr/lib/systemd/system/gpu-provision-prepare.service
+	grep -qx "ExecStart=/usr/sbin/gpu-provision --confdir /etc/gpu-provision prepare" "$unit"
+	grep -qx "Before=pve-guests.service lxc.service lxc@.service" "$unit"
+	sed "s|/usr/sbin/gpu-provision|$GP|" "$unit" >"$WORK/gpu-provision-prepare.service"
+	systemd-analyze verify "$WORK/gpu-provision-prepare.service"
+}
+
+# 16. Bad usage and bad selectors exit 2 with a message, and change nothing.
 test_cli_errors() {
 	make_root quad-550-proprietary "$WORK/cli"
 	new_container "$P" cli
