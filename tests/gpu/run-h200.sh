@@ -49,6 +49,16 @@ say "host: $(uname -r); lxc $(lxc-start --version)"
 grep -E 'nvidia' /proc/devices
 ls -l /dev/nvidia* 2>&1
 
+say "uvm and HMM on the real host: libkmod state, NVML, verdict"
+t0=$(date +%s%N)
+"$GP" host --json | tr -d '\n ' | grep -o '"uvm":{[^}]*}' ; echo
+"$GP" host | sed -n '/^modules:/,/^nodes:/p'
+echo "host took $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+say "gpu-provision prepare --dry-run, then prepare --modules-only (real)"
+"$GP" --confdir "$CONF" prepare --dry-run; echo "rc=$?"
+"$GP" --confdir "$CONF" prepare --modules-only; echo "rc=$?"
+grep -H . /sys/module/nvidia_uvm/parameters/uvm_disable_hmm
+
 say "bare cuInit on the host, 5 runs"
 for i in 1 2 3 4 5; do "$top/build/cuinit" | grep -E "libcuda|cuInit"; done; grep " /usr" /proc/self/mountinfo | cut -d" " -f4,5
 
