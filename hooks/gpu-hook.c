@@ -12,14 +12,8 @@
 #include <sys/stat.h>
 
 #include "hook.h"
+#include "paths.h"
 #include "util.h"
-
-#ifndef GP_VERSION
-#define GP_VERSION "0"
-#endif
-#ifndef GP_CONFDIR
-#define GP_CONFDIR "/etc/gpu-provision"
-#endif
 
 struct lxc_env {
 	char rootfs[PATH_MAX];

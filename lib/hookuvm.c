@@ -15,12 +15,9 @@
 #include "hook.h"
 #include "hmm.h"
 #include "modules.h"
+#include "paths.h"
 #include "uvm.h"
 #include "util.h"
-
-#ifndef GP_SBINDIR
-#define GP_SBINDIR "/usr/local/sbin"
-#endif
 
 static void assess(const char *root, const struct gp_ctconf *conf, struct gp_uvm_plan *plan)
 {
@@ -40,26 +37,6 @@ static void assess(const char *root, const struct gp_ctconf *conf, struct gp_uvm
 	gp_host_free(&host);
 }
 
-/* gpu-provision beside this hook (a build tree), else the installed one. */
-static void provision_path(char *out, size_t size)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(out, size, "%.*s/gpu-provision", (int)(size - 16), self);
-			if (access(out, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(out, size, "%s/gpu-provision", GP_SBINDIR);
-}
-
 static int run_prepare(const char *root, const char *confdir, const char *name)
 {
 	char prog[PATH_MAX];
@@ -67,7 +44,7 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	int argc = 0, status;
 	pid_t pid;
 
-	provision_path(prog, sizeof(prog));
+	gp_program_path("gpu-provision", GP_SBINDIR, prog, sizeof(prog));
 	argv[argc++] = prog;
 	if (root) {
 		argv[argc++] = (char *)"--root";

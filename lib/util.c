@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "paths.h"
 #include "util.h"
 
 bool gp_log_stdout;
@@ -239,4 +240,24 @@ void gp_buf_free(struct gp_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+}
+
+int gp_program_path(const char *name, const char *installed_dir, char *out, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if (snprintf(out, size, "%s/%s", self, name) < (int)size &&
+			    access(out, X_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(out, size, "%s/%s", installed_dir, name);
+	return access(out, X_OK) == 0 ? 0 : -ENOENT;
 }

@@ -6,31 +6,13 @@
 
 #include "attach.h"
 #include "commands.h"
+#include "paths.h"
 #include "util.h"
-
-#ifndef GP_LIBEXECDIR
-#define GP_LIBEXECDIR "/usr/local/libexec/gpu-provision"
-#endif
 
 /* gpu-hook beside this binary (a build tree), else the installed one. */
 static int find_hook(char *out, size_t size)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash && strcmp(slash, "/gpu-provision") == 0) {
-			*slash = '\0';
-			if (snprintf(out, size, "%.*s/gpu-hook", (int)(size - 16), self) > 0 &&
-			    access(out, X_OK) == 0 && !strstr(self, "/sbin"))
-				return 0;
-		}
-	}
-	snprintf(out, size, "%s/gpu-hook", GP_LIBEXECDIR);
-	if (access(out, X_OK) == 0)
+	if (gp_program_path("gpu-hook", GP_LIBEXECDIR, out, size) == 0)
 		return 0;
 	gp_error("gpu-hook is neither beside gpu-provision nor in %s: run make install",
 		 GP_LIBEXECDIR);

@@ -7,14 +7,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "paths.h"
 #include "util.h"
-
-#ifndef GP_VERSION
-#define GP_VERSION "0"
-#endif
-#ifndef GP_CONFDIR
-#define GP_CONFDIR "/etc/gpu-provision"
-#endif
 
 static const struct gp_command commands[] = {
 	{ "host", "show the host's driver, GPUs, majors and uvm state", gp_cmd_host },
