@@ -42,9 +42,9 @@ UNIT_SRC := $(wildcard tests/unit/test-*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_CFLAGS = -Itests/unit
 
-BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook
+BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 
@@ -73,6 +73,24 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(ALL_LDFLAGS) $(UNIT_LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $^ \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
+
+# The probe runs inside containers on their own C library, as old as glibc 2.28: its own
+# _start (no __libc_start_main@GLIBC_2.34), no libraries of ours, no newer symbol versions
+# (tests/probe/symbols.sh checks).
+$(BUILD)/gpu-probe: probe/gpu-probe.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE $(CFLAGS) -fstack-protector-strong \
+		-nostartfiles -Wl,-z,relro,-z,now $(LDFLAGS) -o $@ $<
+
+# The test double of libcuda.so.1 (tests/fakecuda/libcuda.c), under two version names.
+FAKECUDA := $(BUILD)/tests/fakecuda
+$(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c
+	@mkdir -p $(FAKECUDA)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $(FAKECUDA)/libcuda.so $<
+	$(Q)touch $@
+
+tests-helpers: $(FAKECUDA)/.stamp
 
 # What the GPU host run needs besides the binaries (tests/gpu/run-h200.sh).
 gpu-tools: all $(BUILD)/cuinit
@@ -106,6 +124,7 @@ install: all
 		$(DESTDIR)$(DATADIR)
 	install -m 0755 $(BUILD)/gpu-provision $(DESTDIR)$(SBINDIR)/gpu-provision
 	install -m 0755 $(BUILD)/gpu-hook $(DESTDIR)$(LIBEXECDIR)/gpu-hook
+	install -m 0755 $(BUILD)/gpu-probe $(DESTDIR)$(LIBEXECDIR)/gpu-probe
 	install -m 0644 conf/example.ini $(DESTDIR)$(DATADIR)/example.ini
 	$(call subst_paths,templates/lxc-gpu.conf.in) >$(DESTDIR)$(DATADIR)/lxc-gpu.conf
 	install -d $(DESTDIR)$(UNITDIR)
@@ -114,6 +133,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook \
+		$(DESTDIR)$(LIBEXECDIR)/gpu-probe \
 		$(DESTDIR)$(DATADIR)/example.ini $(DESTDIR)$(DATADIR)/lxc-gpu.conf \
 		$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
 
@@ -123,7 +143,7 @@ deps:
 unit: $(UNIT_BIN)
 	@tools/run-unit.sh $(UNIT_BIN)
 
-integration: all
+integration: all tests-helpers
 	@tests/integration/run.sh
 
 check: deps
@@ -141,14 +161,15 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefine
 	      -fno-omit-frame-pointer
 asan:
 	$(MAKE) BUILD=build-asan OPT="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
-		HOOK_STATIC= all unit
+		HOOK_STATIC= all unit tests-helpers
 	GP_BUILD=$(CURDIR)/build-asan tests/integration/run.sh
 
 format:
-	clang-format -i lib/*.[ch] hooks/*.c provision/*.[ch] tests/unit/*.[ch]
+	clang-format -i lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c tests/unit/*.[ch]
 
 format-check:
-	clang-format --dry-run --Werror lib/*.[ch] hooks/*.c provision/*.[ch] tests/unit/*.[ch]
+	clang-format --dry-run --Werror lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c \
+		tests/unit/*.[ch]
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -16,6 +16,7 @@ struct gp_cli {
 	bool json;
 	bool persist;
 	bool modules_only;
+	unsigned int timeout;
 	char **args; /* args[0] is the command */
 	int nargs;
 };
@@ -31,5 +32,6 @@ int gp_cmd_host(const struct gp_cli *cli);
 int gp_cmd_attach(const struct gp_cli *cli);
 int gp_cmd_detach(const struct gp_cli *cli);
 int gp_cmd_prepare(const struct gp_cli *cli);
+int gp_cmd_probe(const struct gp_cli *cli);
 
 #endif

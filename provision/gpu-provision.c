@@ -16,6 +16,8 @@ static const struct gp_command commands[] = {
 	{ "detach", "NAME: take them away again", gp_cmd_detach },
 	{ "prepare", "[--persist]: load nvidia_uvm as the HMM policy wants, make the nodes",
 	  gp_cmd_prepare },
+	{ "probe", "NAME: run cuInit inside the running container and explain the result",
+	  gp_cmd_probe },
 };
 
 static void usage(FILE *f)
@@ -34,6 +36,7 @@ static void usage(FILE *f)
 		"  --persist       prepare: keep uvm_disable_hmm=1 across reboots (modprobe.d)\n"
 		"  --container NAME  prepare: follow this container's [uvm] policy\n"
 		"  --modules-only  prepare: the modules only, no device nodes\n"
+		"  --timeout SECONDS  probe: the deadline (default: [probe] timeout, 30)\n"
 		"  --json          machine-readable output\n"
 		"  -h, --help      this text\n"
 		"  -V, --version   the version\n",
@@ -67,6 +70,7 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 		{ "persist", no_argument, NULL, 'p' },
 		{ "container", required_argument, NULL, 'N' },
 		{ "modules-only", no_argument, NULL, 'M' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ 0 },
 	};
 	int c, r = 0;
@@ -102,6 +106,14 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 			break;
 		case 'M':
 			cli->modules_only = true;
+			break;
+		case 't':
+			if (gp_parse_uint(optarg, &cli->timeout) < 0 || cli->timeout == 0 ||
+			    cli->timeout > 3600) {
+				gp_error("--timeout \"%s\": give whole seconds from 1 to 3600",
+					 optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -74,3 +74,22 @@ open_result() {
 host_mounts_under() {
 	grep -c -- "$1" /proc/self/mountinfo || true
 }
+
+# add_fake_cuda LXCPATH NAME VERSION: the test double of libcuda.so.1, as the file
+# libcuda.so.VERSION in the container's /opt/fakecuda, found through an ld.so.cache made
+# for the rootfs. Its behaviour comes from the container's /etc/fake-cuda (set_fake_cuda).
+add_fake_cuda() {
+	local root=$1/$2/rootfs version=$3
+	mkdir -p "$root/opt/fakecuda"
+	rm -f "$root"/opt/fakecuda/libcuda.so*
+	cp "${GP_BUILD:-$GP_TOP/build}/tests/fakecuda/libcuda.so" "$root/opt/fakecuda/libcuda.so.$version"
+	echo /opt/fakecuda >"$root/etc/ld.so.conf"
+	ldconfig -r "$root"
+}
+
+# set_fake_cuda LXCPATH NAME LINES...: what the double does (see tests/fakecuda/libcuda.c).
+set_fake_cuda() {
+	local root=$1/$2/rootfs
+	shift 2
+	printf '%s\n' "$@" >"$root/etc/fake-cuda"
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* From what the probe saw, and what the host says, to findings with a fix. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "diagnose.h"
+#include "util.h"
+
+#define HMM_FIX                                                                                    \
+	"load nvidia_uvm with uvm_disable_hmm=1: \"gpu-provision prepare\" reloads it when "       \
+	"nothing uses it; \"gpu-provision prepare --persist\" and a reboot otherwise"
+
+static void __attribute__((format(printf, 3, 4))) put(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, size, fmt, ap);
+	va_end(ap);
+}
+
+#define SET(field, ...) put(field, sizeof(field), __VA_ARGS__)
+
+static const struct gp_probe_node *seen_node(const struct gp_probe_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nnodes; i++)
+		if (strcmp(r->nodes[i].name, name) == 0)
+			return &r->nodes[i];
+	return NULL;
+}
+
+bool gp_diagnose_needs_hmm(const struct gp_probe_result *r)
+{
+	return (r->cuinit_done && r->cuinit_code == 3) ||
+	       (r->timed_out && r->reached_cuinit && !r->cuinit_done);
+}
+
+static void node_finding(struct gp_findings *f, const struct gp_expect *e,
+			 const struct gp_node *want, const struct gp_probe_node *n)
+{
+	struct gp_finding *x;
+
+	if ((!n || !n->exists) && !e->attached)
+		return; /* without an ini, the host's full list is only a guess */
+	if (!n || !n->exists) {
+		x = gp_findings_add(f, "node-missing");
+		if (!x)
+			return;
+		SET(x->summary, "/dev/%s is missing in container %s", want->name, e->name);
+		SET(x->evidence, "stat(\"/dev/%s\") failed inside; expected c %u:%u", want->name,
+		    want->major, want->minor);
+		SET(x->fix, "restart the container so that gpu-hook binds it (check its log for "
+			    "gpu-hook errors); on the host: gpu-provision prepare");
+		return;
+	}
+	if (!n->is_chr || n->major != want->major || n->minor != want->minor) {
+		x = gp_findings_add(f, "node-stale");
+		if (!x)
+			return;
+		SET(x->summary, "/dev/%s in container %s is not today's c %u:%u", want->name,
+		    e->name, want->major, want->minor);
+		SET(x->evidence, "inside: %s %u:%u", n->is_chr ? "c" : "not a char device",
+		    n->major, n->minor);
+		SET(x->fix,
+		    "remove the static mount entry or node for it and restart the container: "
+		    "gpu-hook binds today's node");
+		return;
+	}
+	if (n->open_errno == EPERM) {
+		x = gp_findings_add(f, "node-cgroup");
+		if (!x)
+			return;
+		SET(x->summary, "the device cgroup of %s refuses /dev/%s", e->name, want->name);
+		SET(x->evidence,
+		    "open(\"/dev/%s\", O_RDWR) = EPERM inside; no allow rule for c %u:%u",
+		    want->name, want->major, want->minor);
+		SET(x->fix,
+		    "gpu-provision attach %s  (rewrites the rules for today's majors), then "
+		    "restart it",
+		    e->name);
+	} else if (n->open_errno == EACCES) {
+		x = gp_findings_add(f, "node-mode");
+		if (!x)
+			return;
+		SET(x->summary, "/dev/%s is not open to the probe's user in %s", want->name,
+		    e->name);
+		SET(x->evidence, "open(O_RDWR) = EACCES; host mode %04o uid %u gid %u", want->mode,
+		    want->uid, want->gid);
+		SET(x->fix,
+		    "set the driver's NVreg_DeviceFileMode/UID/GID (modprobe.d) so the "
+		    "container's users can open it, or run the workload as a user in that group");
+	} else if ((n->open_errno == ENXIO || n->open_errno == ENODEV) && !e->fixture_host) {
+		x = gp_findings_add(f, "node-no-driver");
+		if (!x)
+			return;
+		SET(x->summary, "no driver answers /dev/%s (c %u:%u)", want->name, want->major,
+		    want->minor);
+		SET(x->evidence, "open(O_RDWR) = %s inside",
+		    n->open_errno == ENXIO ? "ENXIO" : "ENODEV");
+		SET(x->fix, "on the host: gpu-provision prepare  (loads the modules), then check "
+			    "gpu-provision host");
+	}
+}
+
+static void check_nodes(struct gp_findings *f, const struct gp_expect *e,
+			const struct gp_probe_result *r)
+{
+	for (size_t i = 0; i < e->plan->n; i++)
+		node_finding(f, e, &e->plan->nodes[i], seen_node(r, e->plan->nodes[i].name));
+}
+
+static bool version_like(const char *s)
+{
+	return s[0] >= '0' && s[0] <= '9' && strchr(s, '.');
+}
+
+static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
+			  const struct gp_probe_result *r)
+{
+	const char *host = e->host->version;
+	struct gp_finding *x;
+
+	if (!r->libcuda_found) {
+		x = gp_findings_add(f, "libcuda-missing");
+		if (!x)
+			return;
+		SET(x->summary, "no libcuda.so.1 in container %s", e->name);
+		SET(x->evidence, "dlopen(\"libcuda.so.1\") failed inside; host driver %s", host);
+		SET(x->fix,
+		    "install the driver's user space of exactly %s in the container without "
+		    "its kernel module: sh NVIDIA-Linux-x86_64-%s.run --no-kernel-module (or "
+		    "the distribution's libcuda package of that version)",
+		    host, host);
+		return;
+	}
+	if (r->symbols_missing) {
+		x = gp_findings_add(f, "libcuda-broken");
+		if (x) {
+			SET(x->summary, "%s is not a usable libcuda", r->libcuda_path);
+			SET(x->evidence, "cuInit or cuDriverGetVersion missing from it");
+			SET(x->fix, "reinstall the driver's user space %s in the container", host);
+		}
+		return;
+	}
+	if (version_like(r->libcuda_suffix) && host[0] && strcmp(r->libcuda_suffix, host) != 0 &&
+	    !(r->cuinit_done && r->cuinit_code == 803)) {
+		x = gp_findings_add(f, "driver-mismatch");
+		if (!x)
+			return;
+		SET(x->summary, "libcuda %s in %s, kernel module %s on the host", r->libcuda_suffix,
+		    e->name, host);
+		SET(x->evidence, "loaded %s; /proc/driver/nvidia/version says %s", r->libcuda_path,
+		    host);
+		SET(x->fix,
+		    "install user space %s in the container: sh NVIDIA-Linux-x86_64-%s.run "
+		    "--no-kernel-module",
+		    host, host);
+	}
+}
+
+static void hmm_evidence(char *dst, size_t size, const struct gp_hmm *hmm)
+{
+	size_t len = 0;
+
+	len += (size_t)snprintf(dst, size, "HMM active: %s (from %s)",
+				!hmm			? "unknown"
+				: hmm->active == GP_YES ? "yes"
+				: hmm->active == GP_NO	? "no"
+							: "unknown",
+				hmm ? hmm->source : "nothing");
+	for (size_t i = 0; hmm && i < hmm->n && len < size; i++)
+		len += (size_t)snprintf(dst + len, size - len, "; %s", hmm->evidence[i]);
+}
+
+static bool hmm_possible(const struct gp_hmm *hmm)
+{
+	return !hmm || hmm->active != GP_NO || hmm->would_be_active == GP_YES;
+}
+
+static void check_hang(struct gp_findings *f, const struct gp_expect *e,
+		       const struct gp_probe_result *r)
+{
+	struct gp_finding *x;
+	char ev[512];
+
+	if (r->reached_cuinit && !r->cuinit_done) {
+		x = gp_findings_add(f, "cuinit-hang");
+		if (!x)
+			return;
+		hmm_evidence(ev, sizeof(ev), e->hmm);
+		SET(x->summary, "cuInit hung in %s", e->name);
+		SET(x->evidence, "no answer within %d s; the process was in state %c%s%s; %s",
+		    e->timeout_ms / 1000, r->state ? r->state : '?',
+		    r->state == 'D' ? " (stuck in the kernel)" : "",
+		    r->reaped ? "" : "; it could not be reaped", ev);
+		SET(x->fix, "%s; or boot the host with nokaslr", HMM_FIX);
+		return;
+	}
+	x = gp_findings_add(f, "probe-timeout");
+	if (x) {
+		SET(x->summary, "the probe did not finish in %s", e->name);
+		SET(x->evidence, "no end within %d s, before cuInit; state %c",
+		    e->timeout_ms / 1000, r->state ? r->state : '?');
+		SET(x->fix, "raise [probe] timeout, or look at what blocks in the container "
+			    "(dlopen of libcuda, a slow filesystem)");
+	}
+}
+
+static void cuinit_3(struct gp_findings *f, const struct gp_expect *e)
+{
+	struct gp_finding *x =
+	    gp_findings_add(f, hmm_possible(e->hmm) && e->host->flavor != GP_FLAVOR_PROPRIETARY
+				   ? "cuinit-hmm"
+				   : "cuinit-not-initialized");
+	char ev[512];
+
+	if (!x)
+		return;
+	hmm_evidence(ev, sizeof(ev), e->hmm);
+	SET(x->summary, "cuInit returned 3 (CUDA_ERROR_NOT_INITIALIZED) in %s", e->name);
+	SET(x->evidence, "%s", ev);
+	if (strcmp(x->id, "cuinit-hmm") == 0)
+		SET(x->fix, "%s", HMM_FIX);
+	else
+		SET(x->fix,
+		    "look at the kernel log (dmesg | grep -i nvrm) for the driver's reason");
+}
+
+static void cuinit_999(struct gp_findings *f, const struct gp_expect *e,
+		       const struct gp_probe_result *r)
+{
+	const struct gp_probe_node *uvm = seen_node(r, "nvidia-uvm");
+	struct gp_finding *x = gp_findings_add(f, "uvm-blocked");
+
+	if (!x)
+		return;
+	SET(x->summary, "cuInit returned 999 (CUDA_ERROR_UNKNOWN) in %s: nvidia-uvm unreachable",
+	    e->name);
+	SET(x->evidence, "/dev/nvidia-uvm inside: %s",
+	    !uvm || !uvm->exists       ? "missing"
+	    : uvm->open_errno == EPERM ? "open = EPERM (device cgroup)"
+	    : uvm->open_errno	       ? strerror(uvm->open_errno)
+				       : "opens");
+	if (!uvm || !uvm->exists)
+		SET(x->fix,
+		    "on the host: gpu-provision prepare (makes /dev/nvidia-uvm), then "
+		    "restart %s",
+		    e->name);
+	else
+		SET(x->fix,
+		    "gpu-provision attach %s  (allows c %u:0 and c %u:1, nvidia-uvm's "
+		    "major today), then restart it",
+		    e->name, e->host->majors.uvm, e->host->majors.uvm);
+}
+
+static void cuinit_other(struct gp_findings *f, const struct gp_expect *e,
+			 const struct gp_probe_result *r)
+{
+	static const struct {
+		int code;
+		const char *id, *fix;
+	} map[] = {
+		{ 100, "no-device",
+		  "check the findings on the nodes above: binding, device cgroup, or a selection "
+		  "that names no GPU of this host (gpu-provision host)" },
+		{ 34, "stub-libcuda",
+		  "remove the CUDA toolkit's stubs directory (…/lib64/stubs) from LD_LIBRARY_PATH "
+		  "and "
+		  "ld.so.conf inside the container; libcuda.so.1 must be the driver's" },
+		{ 804, "forward-compat",
+		  "remove the cuda-compat libraries from the library path: this GPU does not "
+		  "support forward compatibility; use the driver's own libcuda" },
+		{ 802, "fabric-manager",
+		  "start nvidia-fabricmanager on the host (same version as the driver) and wait "
+		  "for the fabric to come up" },
+		{ 803, "driver-mismatch",
+		  "install the user space of the host's driver version in the container "
+		  "(--no-kernel-module)" },
+	};
+	const char *id = "cuinit-failed", *fix = "see the CUDA error's meaning in the refs";
+	struct gp_finding *x;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(map); i++)
+		if (map[i].code == r->cuinit_code) {
+			id = map[i].id;
+			fix = map[i].fix;
+		}
+	x = gp_findings_add(f, id);
+	if (!x)
+		return;
+	SET(x->summary, "cuInit returned %d (%s) in %s", r->cuinit_code, r->cuinit_name, e->name);
+	SET(x->evidence, "libcuda %s (%s), driver API %d; host driver %s", r->libcuda_suffix,
+	    r->libcuda_path, r->driver_version, e->host->version);
+	SET(x->fix, "%s", fix);
+}
+
+static bool device_seen(const struct gp_probe_result *r, const struct gp_gpu *g)
+{
+	for (int i = 0; i < r->ndevices; i++)
+		if (strcasecmp(r->devices[i].uuid, g->uuid) == 0)
+			return true;
+	return false;
+}
+
+static bool device_selected(const struct gp_expect *e, const char *uuid)
+{
+	for (size_t i = 0; i < e->host->ngpus; i++)
+		if (e->chosen[i] && strcasecmp(e->host->gpus[i].uuid, uuid) == 0)
+			return true;
+	return false;
+}
+
+static void check_devices(struct gp_findings *f, const struct gp_expect *e,
+			  const struct gp_probe_result *r)
+{
+	struct gp_finding *x;
+
+	for (size_t i = 0; e->attached && i < e->host->ngpus; i++) {
+		if (!e->chosen[i] || device_seen(r, &e->host->gpus[i]))
+			continue;
+		x = gp_findings_add(f, "gpu-missing");
+		if (!x)
+			continue;
+		SET(x->summary, "GPU %zu (%s) is not visible in %s", i, e->host->gpus[i].uuid,
+		    e->name);
+		SET(x->evidence, "CUDA sees %d device(s); /dev/nvidia%u expected", r->ndevices,
+		    e->host->gpus[i].minor);
+		SET(x->fix, "restart %s; if it stays, check its /dev/nvidia%u and cgroup rules",
+		    e->name, e->host->gpus[i].minor);
+	}
+	for (int i = 0; e->attached && i < r->ndevices; i++) {
+		if (device_selected(e, r->devices[i].uuid))
+			continue;
+		x = gp_findings_add(f, "gpu-extra");
+		if (!x)
+			continue;
+		SET(x->summary, "%s sees %s, which it was not given", e->name, r->devices[i].uuid);
+		SET(x->evidence, "CUDA device %d at %s", i, r->devices[i].pci);
+		SET(x->fix,
+		    "remove static lxc.mount.entry or devN lines for other GPUs and any "
+		    "broad rule such as c 195:* rwm; gpu-provision attach %s --gpus ...",
+		    e->name);
+	}
+}
+
+static void check_end(struct gp_findings *f, const struct gp_expect *e,
+		      const struct gp_probe_result *r)
+{
+	struct gp_finding *x;
+
+	if (r->signal) {
+		x = gp_findings_add(f, "probe-crashed");
+		if (x) {
+			SET(x->summary, "the probe died of signal %d in %s", r->signal, e->name);
+			SET(x->evidence, "%s",
+			    r->reached_cuinit ? "inside cuInit" : "before cuInit");
+			SET(x->fix,
+			    "a crash inside libcuda: reinstall the driver's user space %s in "
+			    "the container",
+			    e->host->version);
+		}
+		return;
+	}
+	x = gp_findings_add(f, "probe-output");
+	if (x) {
+		SET(x->summary, "the probe's report from %s is incomplete", e->name);
+		SET(x->evidence, "exit code %d, %s", r->exit_code,
+		    r->cuinit_done ? "after cuInit" : "before cuInit");
+		SET(x->fix,
+		    "run gpu-provision probe %s again; if it repeats, look at the "
+		    "container's libc and libcuda",
+		    e->name);
+	}
+}
+
+void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp_findings *f)
+{
+	if (!e->attached) {
+		struct gp_finding *x = gp_findings_add(f, "not-attached");
+		if (x) {
+			SET(x->summary, "%s has no GPU ini: which GPUs it should see is unknown",
+			    e->name);
+			SET(x->evidence, "no <confdir>/%s.ini", e->name);
+			SET(x->fix, "gpu-provision attach %s --gpus SEL", e->name);
+		}
+	}
+	if (e->fixture_host) {
+		struct gp_finding *x = gp_findings_add(f, "fixture-host");
+		if (x) {
+			SET(x->summary, "the host is a capture given with --root");
+			SET(x->evidence,
+			    "its nodes reach no driver on this machine: an open that "
+			    "passes the device cgroup ends in ENXIO, which is not reported");
+		}
+	}
+	check_nodes(f, e, r);
+	if (r->timed_out)
+		check_hang(f, e, r);
+	else if (!r->complete)
+		check_end(f, e, r);
+	if (!r->timed_out)
+		check_libcuda(f, e, r);
+	if (r->cuinit_done && r->cuinit_code == 3)
+		cuinit_3(f, e);
+	else if (r->cuinit_done && r->cuinit_code == 999)
+		cuinit_999(f, e, r);
+	else if (r->cuinit_done && r->cuinit_code != 0)
+		cuinit_other(f, e, r);
+	else if (r->cuinit_done)
+		check_devices(f, e, r);
+	if (r->timed_out)
+		r->status = GP_PROBE_TIMEOUT;
+	else if (r->cuinit_done && r->cuinit_code == 0 && !gp_findings_errors(f))
+		r->status = GP_PROBE_OK;
+	else
+		r->status = GP_PROBE_FAILED;
+}

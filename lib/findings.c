@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The catalogue of findings and their rendering. */
+#include <string.h>
+
+#include "findings.h"
+
+#define REF_HMM                                                                                    \
+	"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/797 "                            \
+	"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/947 "                            \
+	"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/901 "                            \
+	"CUDA 12.9/13.0 release notes, known issues: CUDA initialization can fail on certain "     \
+	"Linux kernels with KASLR enabled"
+#define REF_ERRORS "CUDA Driver API, CUresult"
+
+const struct gp_finding_kind gp_finding_kinds[] = {
+	{ "probe-timeout", GP_SEV_ERROR, "the probe did not finish within [probe] timeout", NULL },
+	{ "cuinit-hang", GP_SEV_ERROR,
+	  "cuInit did not return within [probe] timeout (state D: stuck in the kernel)", REF_HMM },
+	{ "cuinit-hmm", GP_SEV_ERROR,
+	  "cuInit returned 3 (CUDA_ERROR_NOT_INITIALIZED) while HMM is or may be active", REF_HMM },
+	{ "cuinit-not-initialized", GP_SEV_ERROR, "cuInit returned 3 and HMM is off", REF_ERRORS },
+	{ "uvm-blocked", GP_SEV_ERROR,
+	  "cuInit returned 999, or /dev/nvidia-uvm is missing or refused (EPERM)", NULL },
+	{ "no-device", GP_SEV_ERROR, "cuInit returned 100 (CUDA_ERROR_NO_DEVICE)", REF_ERRORS },
+	{ "stub-libcuda", GP_SEV_ERROR,
+	  "cuInit returned 34 (CUDA_ERROR_STUB_LIBRARY): the toolkit's stub libcuda was loaded",
+	  REF_ERRORS },
+	{ "driver-mismatch", GP_SEV_ERROR,
+	  "cuInit returned 803, or libcuda's version is not the kernel module's", REF_ERRORS },
+	{ "forward-compat", GP_SEV_ERROR,
+	  "cuInit returned 804: forward-compatibility libraries on a GPU they do not support",
+	  "CUDA Compatibility guide, forward compatibility" },
+	{ "fabric-manager", GP_SEV_ERROR,
+	  "cuInit returned 802 (CUDA_ERROR_SYSTEM_NOT_READY): NVSwitch fabric not ready",
+	  "NVIDIA Fabric Manager user guide" },
+	{ "cuinit-failed", GP_SEV_ERROR, "cuInit returned another error", REF_ERRORS },
+	{ "libcuda-missing", GP_SEV_ERROR, "dlopen(\"libcuda.so.1\") failed in the container",
+	  NULL },
+	{ "libcuda-broken", GP_SEV_ERROR, "libcuda.so.1 lacks cuInit or cuDriverGetVersion", NULL },
+	{ "probe-crashed", GP_SEV_ERROR, "the probe died of a signal", NULL },
+	{ "probe-output", GP_SEV_ERROR, "the probe's output was cut short or malformed", NULL },
+	{ "node-missing", GP_SEV_ERROR, "an expected /dev node is absent in the container", NULL },
+	{ "node-stale", GP_SEV_ERROR,
+	  "a /dev node in the container has another number than the host's", NULL },
+	{ "node-cgroup", GP_SEV_ERROR, "open(O_RDWR) of a node gave EPERM: the device cgroup",
+	  NULL },
+	{ "node-mode", GP_SEV_ERROR, "open(O_RDWR) of a node gave EACCES: its mode or owner",
+	  NULL },
+	{ "node-no-driver", GP_SEV_ERROR,
+	  "open(O_RDWR) of a node gave ENXIO or ENODEV: no driver behind it", NULL },
+	{ "gpu-missing", GP_SEV_ERROR, "a selected GPU is not among the devices CUDA sees", NULL },
+	{ "gpu-extra", GP_SEV_ERROR, "CUDA sees a GPU the container was not given", NULL },
+	{ "fixture-host", GP_SEV_INFO,
+	  "--root names a captured host: ENXIO from its nodes is expected and not reported", NULL },
+	{ "not-attached", GP_SEV_WARNING,
+	  "the container has no ini: probed without knowing its GPUs", NULL },
+};
+const size_t gp_finding_nkinds = sizeof(gp_finding_kinds) / sizeof(gp_finding_kinds[0]);
+
+struct gp_finding *gp_findings_add(struct gp_findings *f, const char *id)
+{
+	struct gp_finding *x;
+
+	if (f->n == GP_MAX_FINDINGS)
+		return NULL;
+	for (size_t i = 0; i < gp_finding_nkinds; i++) {
+		if (strcmp(gp_finding_kinds[i].id, id) != 0)
+			continue;
+		x = &f->v[f->n++];
+		memset(x, 0, sizeof(*x));
+		x->id = gp_finding_kinds[i].id;
+		x->severity = gp_finding_kinds[i].severity;
+		x->refs = gp_finding_kinds[i].refs;
+		return x;
+	}
+	return NULL;
+}
+
+int gp_findings_errors(const struct gp_findings *f)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += f->v[i].severity == GP_SEV_ERROR;
+	return n;
+}
+
+const char *gp_severity_name(enum gp_severity s)
+{
+	return s == GP_SEV_ERROR ? "error" : s == GP_SEV_WARNING ? "warning" : "info";
+}
+
+struct json_object *gp_findings_json(const struct gp_findings *f)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct gp_finding *x = &f->v[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", json_object_new_string(x->id));
+		json_object_object_add(o, "severity",
+				       json_object_new_string(gp_severity_name(x->severity)));
+		json_object_object_add(o, "summary", json_object_new_string(x->summary));
+		json_object_object_add(o, "evidence", json_object_new_string(x->evidence));
+		json_object_object_add(o, "fix", json_object_new_string(x->fix));
+		json_object_object_add(o, "refs", json_object_new_string(x->refs ? x->refs : ""));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+void gp_findings_print(const struct gp_findings *f, FILE *out)
+{
+	for (int sev = GP_SEV_ERROR; sev <= GP_SEV_INFO; sev++) {
+		for (size_t i = 0; i < f->n; i++) {
+			const struct gp_finding *x = &f->v[i];
+
+			if ((int)x->severity != sev)
+				continue;
+			fprintf(out, "%s %s: %s\n", gp_severity_name(x->severity), x->id,
+				x->summary);
+			fprintf(out, "  evidence: %s\n", x->evidence);
+			if (x->fix[0])
+				fprintf(out, "  fix:      %s\n", x->fix);
+			if (x->refs)
+				fprintf(out, "  refs:     %s\n", x->refs);
+		}
+	}
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gpu-probe: runs inside a container, through the container's own dynamic loader and
+ * C library, and says what a CUDA program there would meet:
+ *
+ *   gpu-probe NAME:MAJOR:MINOR...
+ *
+ * prints, one fact a line (parsed strictly by gpu-provision probe):
+ *
+ *   gpu-probe 1
+ *   glibc 2.36
+ *   node nvidia0 1 1 195 0 6         exists, is a char device, major, minor, open errno
+ *   libcuda 1 /usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04 580.159.04
+ *   driver 13000
+ *   stage cuinit                     printed before cuInit, so a hang there is known
+ *   cuinit 0 CUDA_SUCCESS
+ *   devices 1
+ *   device 0 0000:00:06.0 GPU-...
+ *   end
+ *
+ * Containers may have a C library as old as glibc 2.28, so the binary asks for no symbol
+ * version newer than that: its own _start instead of __libc_start_main@GLIBC_2.34, the
+ * dl functions at their first versions, and stat through the raw system call.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+__asm__(".symver dlerror,dlerror@GLIBC_2.2.5");
+__asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
+
+typedef int (*cu_int)(int *);
+typedef int (*cu_init)(unsigned int);
+typedef int (*cu_dev)(int *, int);
+typedef int (*cu_name)(int, const char **);
+typedef int (*cu_pci)(char *, int, int);
+typedef int (*cu_uuid)(unsigned char *, int);
+
+/* Only what a line may carry: no blanks, no control characters, bounded. */
+static const char *word(const char *s)
+{
+	static char buf[4][256];
+	static int slot;
+	char *out = buf[slot++ & 3];
+	size_t i;
+
+	for (i = 0; s && s[i] && i < sizeof(buf[0]) - 1; i++)
+		out[i] = s[i] > ' ' && s[i] < 127 ? s[i] : '_';
+	out[i] = '\0';
+	return i ? out : "-";
+}
+
+static void probe_node(const char *spec)
+{
+	char name[64], path[80];
+	unsigned int major, minor;
+	struct stat st;
+	int exists, fd, open_errno = 0;
+
+	if (sscanf(spec, "%63[^:]:%u:%u", name, &major, &minor) != 3)
+		return;
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	exists = syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		open_errno = errno;
+	else
+		close(fd);
+	printf("node %s %d %d %u %u %d\n", word(name), exists, exists && S_ISCHR(st.st_mode),
+	       exists ? major(st.st_rdev) : 0, exists ? minor(st.st_rdev) : 0, open_errno);
+}
+
+/* The file the loader picked, and the version in its name (libcuda.so.580.159.04). */
+static void report_libcuda(void *sym)
+{
+	char real[PATH_MAX] = "";
+	const char *suffix;
+	Dl_info info;
+
+	if (dladdr(sym, &info) && info.dli_fname && !realpath(info.dli_fname, real))
+		snprintf(real, sizeof(real), "%s", info.dli_fname);
+	suffix = strstr(real, ".so.");
+	printf("libcuda 1 %s %s\n", word(real), word(suffix ? suffix + 4 : NULL));
+}
+
+static void report_devices(void *lib, int count)
+{
+	cu_dev get = (cu_dev)dlsym(lib, "cuDeviceGet");
+	cu_pci pci = (cu_pci)dlsym(lib, "cuDeviceGetPCIBusId");
+	cu_uuid uuid = (cu_uuid)dlsym(lib, "cuDeviceGetUuid_v2");
+
+	if (!uuid)
+		uuid = (cu_uuid)dlsym(lib, "cuDeviceGetUuid");
+	printf("devices %d\n", count);
+	for (int i = 0; i < count && i < 64 && get && pci && uuid; i++) {
+		unsigned char u[16] = { 0 };
+		char bus[32] = "";
+		int dev;
+
+		if (get(&dev, i) != 0)
+			continue;
+		pci(bus, sizeof(bus), dev);
+		uuid(u, dev);
+		for (char *c = bus; *c; c++)
+			*c = *c >= 'A' && *c <= 'F' ? (char)(*c - 'A' + 'a') : *c;
+		printf("device %d %s "
+		       "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x"
+		       "%02x\n",
+		       i, word(bus), u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		       u[10], u[11], u[12], u[13], u[14], u[15]);
+	}
+}
+
+static void probe_cuda(void)
+{
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	cu_int version, count;
+	cu_init init;
+	cu_name name;
+	const char *err = NULL;
+	int v = 0, r, n = 0;
+
+	if (!lib) {
+		printf("libcuda 0 - -\n");
+		return;
+	}
+	version = (cu_int)dlsym(lib, "cuDriverGetVersion");
+	init = (cu_init)dlsym(lib, "cuInit");
+	count = (cu_int)dlsym(lib, "cuDeviceGetCount");
+	name = (cu_name)dlsym(lib, "cuGetErrorName");
+	report_libcuda(version ? (void *)version : (void *)init);
+	if (!version || !init || !count) {
+		printf("symbols 0\n");
+		return;
+	}
+	r = version(&v);
+	printf("driver %d\n", r == 0 ? v : -1);
+	printf("stage cuinit\n");
+	fflush(stdout);
+	r = init(0);
+	if (!name || name(r, &err) != 0)
+		err = NULL;
+	printf("cuinit %d %s\n", r, word(err));
+	if (r == 0 && count(&n) == 0)
+		report_devices(lib, n);
+}
+
+static int probe_main(int argc, char **argv)
+{
+	printf("gpu-probe 1\nglibc %s\n", word(gnu_get_libc_version()));
+	for (int i = 1; i < argc; i++)
+		probe_node(argv[i]);
+	fflush(stdout);
+	probe_cuda();
+	printf("end\n");
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+void probe_entry(long *stack) __attribute__((used, noreturn));
+void probe_entry(long *stack)
+{
+	exit(probe_main((int)stack[0], (char **)(stack + 1)));
+}
+
+/* The process entry: the kernel's stack holds argc then argv; align and call C. */
+__asm__(".text\n"
+	".global _start\n"
+	"_start:\n"
+	"	xor %ebp, %ebp\n"
+	"	mov %rsp, %rdi\n"
+	"	and $-16, %rsp\n"
+	"	call probe_entry\n"
+	"	hlt\n");

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision probe NAME: cuInit inside the running container, explained. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "ctconf.h"
+#include "diagnose.h"
+#include "hmm.h"
+#include "modules.h"
+#include "paths.h"
+#include "probe.h"
+#include "util.h"
+
+struct probe_ctx {
+	struct gp_ctconf conf;
+	struct gp_host host;
+	struct gp_plan plan;
+	bool chosen[GP_MAX_GPUS];
+	bool attached;
+};
+
+/* The container's GPUs and nodes as its ini and today's host say; or all of the host's. */
+static int expectations(const struct gp_cli *cli, const char *name, struct probe_ctx *p)
+{
+	struct gp_ctconf host_conf;
+	char err[512];
+	int r;
+
+	if (gp_hostconf_load(cli->confdir, &host_conf) < 0)
+		return -EINVAL;
+	r = gp_ctconf_load(cli->confdir, name, &p->conf);
+	if (r < 0 && r != -ENOENT)
+		return -EINVAL;
+	p->attached = r == 0;
+	if (!p->attached)
+		p->conf = host_conf;
+	gp_ctconf_merge_host(&p->conf, &host_conf);
+	if (gp_host_read(cli->root, GP_HOST_MIG, &p->host) < 0)
+		return -EIO;
+	if (!p->attached)
+		return gp_plan_all(cli->root, &p->host, &p->plan);
+	r = gp_select_gpus(p->conf.devices, &p->host, p->chosen, err, sizeof(err));
+	if (r == 0)
+		r = gp_plan_build(cli->root, &p->host, p->chosen, p->conf.caps, &p->plan, err,
+				  sizeof(err));
+	if (r < 0)
+		gp_error("%s: %s", p->conf.path, err);
+	return r;
+}
+
+static void judge_hmm(const struct gp_cli *cli, struct probe_ctx *p, struct gp_hmm *hmm)
+{
+	struct gp_nvml nvml = { .status = -ENOENT };
+	struct gp_modules mods;
+	char *kmsg = gp_kmsg_read(cli->root);
+
+	gp_host_read_kconfig(cli->root, &p->host);
+	gp_modules_read_tree(cli->root, &mods);
+	if (!cli->root && p->host.driver_loaded)
+		gp_nvml_addressing(10000, &nvml);
+	gp_hmm_judge(&p->host, &mods, &nvml, kmsg, hmm);
+	free(kmsg);
+}
+
+static const char *status_name(enum gp_probe_status s)
+{
+	return s == GP_PROBE_OK ? "ok" : s == GP_PROBE_TIMEOUT ? "timeout" : "failed";
+}
+
+static void print_text(const char *name, const struct gp_probe_result *r,
+		       const struct gp_findings *f)
+{
+	printf("probe %s: %s in %.0f ms\n", name, status_name(r->status), r->elapsed_ms);
+	printf("  glibc %s; libcuda %s %s; driver API %d\n", r->glibc[0] ? r->glibc : "?",
+	       r->libcuda_found ? r->libcuda_suffix : "not found",
+	       r->libcuda_found ? r->libcuda_path : "", r->driver_version);
+	if (r->cuinit_done)
+		printf("  cuInit %d %s, %d device(s)\n", r->cuinit_code, r->cuinit_name,
+		       r->ndevices);
+	for (int i = 0; i < r->ndevices; i++)
+		printf("  device %d %s %s\n", i, r->devices[i].pci, r->devices[i].uuid);
+	for (size_t i = 0; i < r->nnodes; i++)
+		printf("  /dev/%-24s %s %u:%u open %s\n", r->nodes[i].name,
+		       r->nodes[i].exists ? "c" : "-", r->nodes[i].major, r->nodes[i].minor,
+		       r->nodes[i].open_errno ? strerror(r->nodes[i].open_errno) : "ok");
+	gp_findings_print(f, stdout);
+}
+
+static struct json_object *result_json(const char *name, const struct gp_probe_result *r,
+				       const struct gp_findings *f)
+{
+	struct json_object *o = json_object_new_object(), *cu = json_object_new_object();
+	struct json_object *devs = json_object_new_array(), *nodes = json_object_new_array();
+
+	json_object_object_add(o, "container", json_object_new_string(name));
+	json_object_object_add(o, "status", json_object_new_string(status_name(r->status)));
+	json_object_object_add(o, "elapsed_ms", json_object_new_double(r->elapsed_ms));
+	json_object_object_add(o, "glibc", json_object_new_string(r->glibc));
+	json_object_object_add(o, "libcuda",
+			       r->libcuda_found ? json_object_new_string(r->libcuda_path) : NULL);
+	json_object_object_add(o, "libcuda_version", json_object_new_string(r->libcuda_suffix));
+	json_object_object_add(o, "driver_api", json_object_new_int(r->driver_version));
+	json_object_object_add(cu, "code",
+			       r->cuinit_done ? json_object_new_int(r->cuinit_code) : NULL);
+	json_object_object_add(cu, "name",
+			       r->cuinit_done ? json_object_new_string(r->cuinit_name) : NULL);
+	json_object_object_add(o, "cuinit", cu);
+	for (int i = 0; i < r->ndevices; i++) {
+		struct json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "uuid", json_object_new_string(r->devices[i].uuid));
+		json_object_object_add(d, "pci", json_object_new_string(r->devices[i].pci));
+		json_object_array_add(devs, d);
+	}
+	json_object_object_add(o, "devices", devs);
+	for (size_t i = 0; i < r->nnodes; i++) {
+		struct json_object *n = json_object_new_object();
+		char path[80], rdev[32];
+
+		snprintf(path, sizeof(path), "/dev/%s", r->nodes[i].name);
+		snprintf(rdev, sizeof(rdev), "%u:%u", r->nodes[i].major, r->nodes[i].minor);
+		json_object_object_add(n, "path", json_object_new_string(path));
+		json_object_object_add(n, "rdev",
+				       r->nodes[i].exists ? json_object_new_string(rdev) : NULL);
+		json_object_object_add(n, "open_errno",
+				       json_object_new_int(r->nodes[i].open_errno));
+		json_object_array_add(nodes, n);
+	}
+	json_object_object_add(o, "nodes", nodes);
+	json_object_object_add(o, "findings", gp_findings_json(f));
+	return o;
+}
+
+int gp_cmd_probe(const struct gp_cli *cli)
+{
+	struct probe_ctx *p = calloc(1, sizeof(*p));
+	struct gp_probe_result *r = calloc(1, sizeof(*r));
+	struct gp_findings *f = calloc(1, sizeof(*f));
+	struct gp_hmm hmm = { .active = GP_UNKNOWN };
+	struct gp_expect e;
+	char probe[PATH_MAX];
+	const char *name;
+	int timeout_ms, ret = 3;
+
+	if (cli->nargs != 2 || !gp_name_is_valid(cli->args[1])) {
+		gp_error("usage: gpu-provision probe NAME [--timeout SECONDS] [--json]");
+		ret = 2;
+		goto out;
+	}
+	name = cli->args[1];
+	if (!p || !r || !f || expectations(cli, name, p) < 0)
+		goto out;
+	if (gp_program_path("gpu-probe", GP_LIBEXECDIR, probe, sizeof(probe)) < 0) {
+		gp_error("gpu-probe is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
+		goto out;
+	}
+	timeout_ms = (int)(cli->timeout ? cli->timeout : p->conf.probe_timeout) * 1000;
+	if (gp_probe_run(cli->lxcpath, name, probe, &p->plan, timeout_ms, r) < 0)
+		goto out;
+	if (gp_diagnose_needs_hmm(r))
+		judge_hmm(cli, p, &hmm);
+	e = (struct gp_expect){ name,	   p->attached, &p->plan,   &p->host,
+				p->chosen, &hmm,	timeout_ms, cli->root != NULL };
+	gp_diagnose(r, &e, f);
+	if (cli->json) {
+		struct json_object *o = result_json(name, r, f);
+
+		printf("%s\n", json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		print_text(name, r, f);
+	}
+	ret = r->status == GP_PROBE_OK ? 0 : 1;
+out:
+	if (p)
+		gp_host_free(&p->host);
+	free(p);
+	free(r);
+	free(f);
+	return ret;
+}
