@@ -127,6 +127,8 @@ install: all
 	install -m 0755 $(BUILD)/gpu-probe $(DESTDIR)$(LIBEXECDIR)/gpu-probe
 	install -m 0644 conf/example.ini $(DESTDIR)$(DATADIR)/example.ini
 	$(call subst_paths,templates/lxc-gpu.conf.in) >$(DESTDIR)$(DATADIR)/lxc-gpu.conf
+	$(call subst_paths,templates/pve-hookscript.sh.in) >$(DESTDIR)$(DATADIR)/pve-hookscript.sh
+	chmod 0755 $(DESTDIR)$(DATADIR)/pve-hookscript.sh
 	install -d $(DESTDIR)$(UNITDIR)
 	$(call subst_paths,templates/gpu-provision-prepare.service.in) \
 		>$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
@@ -135,6 +137,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook \
 		$(DESTDIR)$(LIBEXECDIR)/gpu-probe \
 		$(DESTDIR)$(DATADIR)/example.ini $(DESTDIR)$(DATADIR)/lxc-gpu.conf \
+		$(DESTDIR)$(DATADIR)/pve-hookscript.sh \
 		$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
 
 deps:

@@ -172,3 +172,22 @@ test_probe_stopped_container() {
 	check "exit" 3 "$rc"
 	grep -q 'is not running: start it' "$WORK/pstop.err"
 }
+
+# The Proxmox hookscript, installed, run as Proxmox runs it at post-start.
+test_probe_pve_hookscript() {
+	local d=$WORK/hsinst out
+	probe_ct phs h200-580-open all 580.159.04 "device 0000:00:06.0 $H200_UUID"
+	make -s -C "$GP_TOP" install DESTDIR="$d" PREFIX=/usr >/dev/null
+	# Point the installed copy at this build, this confdir and the fixture root.
+	sed -e "s|\"/usr/sbin/gpu-provision\"|\"$GP\" --root $WORK/phs.root|" \
+		-e "s|/etc/gpu-provision|$CONF|g" "$d/usr/share/gpu-provision/pve-hookscript.sh" \
+		>"$WORK/hookscript.sh"
+	sh -n "$WORK/hookscript.sh"
+	check "pre-start says nothing" "" "$(GP_LXCPATH=$P sh "$WORK/hookscript.sh" phs pre-start)"
+	out=$(GP_LXCPATH=$P sh "$WORK/hookscript.sh" phs post-start)
+	check "post-start verdict" "probe phs: ok" "${out% in *}"
+	set_fake_cuda "$P" phs "result 999"
+	out=$(GP_LXCPATH=$P sh "$WORK/hookscript.sh" phs post-start)
+	check "failed verdict, start not failed" "probe phs: failed" "${out% in *}"
+	stop phs
+}
