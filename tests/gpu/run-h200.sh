@@ -71,6 +71,12 @@ echo "state: $(lxc-info -P "$P" -n g1 -sH)"
 run_in g1 /bin/sh -c 'ls /usr/local/nvidia/lib64/libcuda.so.1; ls -l /dev/nvidia*; grep " /dev/nvidia" /proc/self/mountinfo | cut -d" " -f5,6'
 say "cuinit inside g1, 5 runs"
 for i in 1 2 3 4 5; do run_in g1 /bin/cuinit; echo "rc=$?"; done 2>&1 | grep -E 'libcuda|cuInit|devices|device 0|rc='
+say "gpu-provision probe g1 (the real probe: memfd, liblxc attach, real libcuda), 5 runs"
+for i in 1 2 3 4 5; do "$GP" --lxcpath "$P" --confdir "$CONF" probe g1 | head -4; echo "rc=${PIPESTATUS[0]}"; done
+"$GP" --lxcpath "$P" --confdir "$CONF" probe g1 --json | tr -d '\n ' | grep -o '"status":"[a-z]*"\|"cuinit":{[^}]*}\|"devices":\[[^]]*\]'; echo
+say "g1 with uvm's device rule taken away at run time (lxc-cgroup), then probed"
+lxc-cgroup -P "$P" -n g1 devices.deny "c $(awk '$2=="nvidia-uvm"{print $1}' /proc/devices):0 rwm"; echo "lxc-cgroup rc=$?"
+"$GP" --lxcpath "$P" --confdir "$CONF" probe g1; echo "rc=$?"
 lxc-stop -P "$P" -n g1 -k
 
 say "2. g1 with uvm's rule removed: the hook refuses the start"
@@ -90,6 +96,8 @@ lxc.mount.entry = /dev/nvidia-uvm dev/nvidia-uvm none bind,optional,create=file 
 EOC
 lxc-start -P "$P" -n g3 -l DEBUG -o /tmp/g3.log || grep ERROR /tmp/g3.log
 run_in g3 /bin/cuinit; echo "rc=$?"
+say "gpu-provision probe g3 (not attached by us: the recipe without uvm's rule)"
+"$GP" --lxcpath "$P" --confdir "$CONF" probe g3; echo "rc=$?"
 lxc-stop -P "$P" -n g3 -k
 
 say "detach g1 restores its config"
