@@ -44,7 +44,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools tests-helpers install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers check-slow install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 
@@ -81,7 +81,7 @@ $(BUILD)/gpu-probe: probe/gpu-probe.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE $(CFLAGS) -fstack-protector-strong \
-		-nostartfiles -Wl,-z,relro,-z,now $(LDFLAGS) -o $@ $<
+		-nostartfiles -Wl,-z,relro,-z,now $(LDFLAGS) -o $@ $< -Wl,--no-as-needed -l:libdl.so.2
 
 # The test double of libcuda.so.1 (tests/fakecuda/libcuda.c), under two version names.
 FAKECUDA := $(BUILD)/tests/fakecuda
@@ -152,6 +152,11 @@ integration: all tests-helpers
 check: deps
 	$(MAKE) all unit
 	$(MAKE) integration
+
+# Slower: a debootstrapped Debian 11 container (glibc 2.31) for the probe.
+check-slow: deps
+	$(MAKE) all tests-helpers
+	@tests/slow/old-glibc.sh
 
 demo: deps all
 	@tools/demo.sh
