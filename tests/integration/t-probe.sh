@@ -158,6 +158,8 @@ test_probe_glibc_symbols() {
 		sed 's/GLIBC_//' | sort -V | tail -1)
 	echo "newest symbol version: GLIBC_$newest"
 	check "at most 2.28" "2.28" "$(printf '%s\n2.28\n' "$newest" | sort -V | tail -1)"
+	# dlopen lived in libdl.so.2 before glibc 2.34: it must be loaded there too.
+	readelf -d "${GP_BUILD:-$GP_TOP/build}/gpu-probe" | grep -q 'NEEDED.*\[libdl.so.2\]'
 	check "no __libc_start_main" 0 "$(objdump -T "${GP_BUILD:-$GP_TOP/build}/gpu-probe" | grep -c __libc_start_main || true)"
 }
 
