@@ -1,6 +1,8 @@
 #!/bin/bash
 # make bench: median container start time with gpu-hook versus the same container given the
 # same nodes by static lxc.mount.entry lines (the recipe), started alternately in one run.
+# A third twin has the static lines plus two hooks that do nothing (/bin/true as pre-start
+# and autodev): what LXC's way of running hooks costs by itself, whatever they do.
 # ROUNDS=N sets the number of starts of each (default 31).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -10,17 +12,20 @@ WORK=$(mktemp -d /tmp/gp-bench.XXXXXX)
 chmod 755 "$WORK"
 P=$WORK/lxc CONF=$WORK/conf
 mkdir -p "$P" "$CONF"
-trap 'for c in hook static; do lxc-stop -P "$P" -n $c -k >/dev/null 2>&1 || true; done; rm -rf "$WORK"' EXIT
+trap 'for c in hook static noop; do lxc-stop -P "$P" -n $c -k >/dev/null 2>&1 || true; done; rm -rf "$WORK"' EXIT
 
 make_root h200-580-open "$WORK/root"
 new_container "$P" hook
 new_container "$P" static
+new_container "$P" noop
 "$GP" --root "$WORK/root" --confdir "$CONF" --lxcpath "$P" attach hook --gpus all >/dev/null
 # The static twin: the same device rules, and one bind entry per node instead of the hook.
 grep 'devices.allow = c' "$CONF/hook.applied" >>"$P/static/config"
 for n in nvidiactl nvidia0 nvidia-uvm nvidia-uvm-tools; do
 	echo "lxc.mount.entry = $WORK/root/dev/$n dev/$n none bind,create=file 0 0" >>"$P/static/config"
 done
+grep -v '^lxc.include' "$P/static/config" | grep 'devices.allow = c\|mount.entry = /tmp' >>"$P/noop/config"
+printf '%s\n' "lxc.hook.pre-start = /bin/true" "lxc.hook.autodev = /bin/true" >>"$P/noop/config"
 
 ms_now() { date +%s%N; }
 start_ms() { # start_ms NAME: wall time of lxc-start until the container runs, in microseconds
@@ -35,18 +40,28 @@ start_ms() { # start_ms NAME: wall time of lxc-start until the container runs, i
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 quartiles() { sort -n | awk '{v[NR]=$1} END {printf "%.1f-%.1f", v[int((NR+3)/4)] / 1000, v[int((3*NR+1)/4)] / 1000}'; }
 
-: >"$WORK/hook.us"; : >"$WORK/static.us"
-start_ms hook >/dev/null; start_ms static >/dev/null # warm caches once
+: >"$WORK/hook.us"; : >"$WORK/static.us"; : >"$WORK/noop.us"
+start_ms hook >/dev/null; start_ms static >/dev/null; start_ms noop >/dev/null # warm caches
 for i in $(seq "$ROUNDS"); do
-	if [ $((i % 2)) -eq 0 ]; then
-		start_ms hook >>"$WORK/hook.us"; start_ms static >>"$WORK/static.us"
-	else
-		start_ms static >>"$WORK/static.us"; start_ms hook >>"$WORK/hook.us"
-	fi
+	case $((i % 3)) in
+	0) order="hook static noop" ;;
+	1) order="static noop hook" ;;
+	*) order="noop hook static" ;;
+	esac
+	for c in $order; do start_ms $c >>"$WORK/$c.us"; done
 done
 h=$(median <"$WORK/hook.us")
 s=$(median <"$WORK/static.us")
+n=$(median <"$WORK/noop.us")
 echo "bench: container start, median of $ROUNDS alternating starts each (4 nodes)"
+nq=$(quartiles <"$WORK/noop.us")
 sq=$(quartiles <"$WORK/static.us")
 hq=$(quartiles <"$WORK/hook.us")
-awk -v s="$s" -v h="$h" -v sq="$sq" -v hq="$hq" 'BEGIN { printf "  static lxc.mount.entry: %6.1f ms (quartiles %s)\n  gpu-hook:               %6.1f ms (quartiles %s)\n  difference:             %6.1f ms\n  ratio hook/static:      %6.3f (goal: under 1.05)\n", s / 1000, sq, h / 1000, hq, (h - s) / 1000, h / s }'
+awk -v s="$s" -v h="$h" -v n="$n" -v sq="$sq" -v hq="$hq" -v nq="$nq" 'BEGIN {
+	printf "  static lxc.mount.entry:   %6.1f ms (quartiles %s)\n", s / 1000, sq
+	printf "  + two no-op hooks:        %6.1f ms (quartiles %s)\n", n / 1000, nq
+	printf "  gpu-hook:                 %6.1f ms (quartiles %s)\n", h / 1000, hq
+	printf "  ratio hook/static:        %6.3f (goal: under 1.05)\n", h / s
+	printf "  ratio no-op hooks/static: %6.3f (what any two LXC hooks cost)\n", n / s
+	printf "  ratio hook/no-op hooks:   %6.3f (what gpu-hook does beyond that)\n", h / n
+}'
