@@ -44,7 +44,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools tests-helpers check-slow install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers check-slow fuzz install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 
@@ -92,6 +92,30 @@ $(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c
 	$(Q)touch $@
 
 tests-helpers: $(FAKECUDA)/.stamp
+
+# libFuzzer targets (clang): make fuzz runs each for FUZZ_SECONDS from its corpus.
+FUZZ_TARGETS := pveconf probe ctconf
+FUZZ_SECONDS ?= 30
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	      -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
+FUZZ_LIB_SRC := $(filter-out lib/attach.c lib/kmod.c lib/modload.c lib/prepare.c lib/uvmapply.c \
+		  lib/probe.c,$(LIB_SRC))
+$(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_SRC) $(if $(filter probe,$*),lib/probe.c -llxc) \
+		$(HOOK_LIBS) $(shell pkg-config --libs json-c)
+
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		$(BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 \
+			-artifact_prefix=$(BUILD)/fuzz/$$t- -print_final_stats=1 \
+			$(BUILD)/fuzz/corpus-$$t tests/fuzz/corpus/$$t >$(BUILD)/fuzz/$$t.log 2>&1 || \
+			{ grep -E 'ERROR|SUMMARY|Test unit written' $(BUILD)/fuzz/$$t.log; exit 1; }; \
+		grep 'stat::number_of_executed_units' $(BUILD)/fuzz/$$t.log; \
+	done
 
 # What the GPU host run needs besides the binaries (tests/gpu/run-h200.sh).
 gpu-tools: all $(BUILD)/cuinit

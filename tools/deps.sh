@@ -2,7 +2,8 @@
 # Installs, through apt, the build, test and runtime packages that are missing; nothing else.
 set -eu
 pkgs="gcc make pkg-config lxc lxc-dev libkmod-dev libblkid-dev libinih-dev libjson-c-dev
-zlib1g-dev libcmocka-dev busybox-static kmod debootstrap"
+zlib1g-dev libcmocka-dev busybox-static kmod debootstrap
+clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

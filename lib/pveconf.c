@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Proxmox VE container configs, read and edited as text, one section touched. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pveconf.h"
+#include "util.h"
+
+#define LINE_MAX_LEN 8192
+
+/* Walks the lines of [start, end): calls fn with each line (no newline) and its offset. */
+static int for_lines(const char *text, size_t start, size_t end,
+		     int (*fn)(const char *line, size_t n, size_t off, void *u), void *u)
+{
+	size_t off = start;
+
+	while (off < end) {
+		const char *nl = memchr(text + off, '\n', end - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : end - off;
+		int r = fn(text + off, n, off, u);
+
+		if (r)
+			return r;
+		off += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+static bool is_key_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_' || ch == '.' || ch == '-';
+}
+
+/* "key: value": the key's length, or 0 when the line is not one. */
+static size_t key_length(const char *line, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && is_key_char(line[k]))
+		k++;
+	return k > 0 && k < n && line[k] == ':' ? k : 0;
+}
+
+struct parse_state {
+	struct gp_pveconf *c;
+	unsigned int lineno;
+	bool found_section;
+};
+
+static int check_line(const char *line, size_t n, size_t off, void *u)
+{
+	struct parse_state *s = u;
+
+	s->lineno++;
+	if (n > LINE_MAX_LEN || memchr(line, '\0', n))
+		return -EINVAL;
+	if (n == 0 || line[0] == '#')
+		return 0;
+	if (line[0] == '[') {
+		if (n < 3 || line[n - 1] != ']')
+			return -EINVAL;
+		if (!s->found_section) {
+			s->found_section = true;
+			s->c->current_end = off;
+		}
+		return 0;
+	}
+	return key_length(line, n) ? 0 : -EINVAL;
+}
+
+int gp_pveconf_parse(const char *buf, size_t len, struct gp_pveconf *c)
+{
+	struct parse_state s = { .c = c };
+	int r;
+
+	*c = (struct gp_pveconf){ .text = buf, .len = len, .current_end = len };
+	r = for_lines(buf, 0, len, check_line, &s);
+	if (r < 0)
+		c->bad_line = s.lineno;
+	return r;
+}
+
+/* Splits "key: value" into trimmed parts, in copies. */
+static bool split(const char *line, size_t n, char *key, size_t ksize, char *value, size_t vsize)
+{
+	size_t k = key_length(line, n);
+	char tmp[LINE_MAX_LEN + 1];
+
+	if (!k || k >= ksize || n - k - 1 >= vsize)
+		return false;
+	memcpy(key, line, k);
+	key[k] = '\0';
+	memcpy(tmp, line + k + 1, n - k - 1);
+	tmp[n - k - 1] = '\0';
+	snprintf(value, vsize, "%s", gp_strtrim(tmp));
+	return true;
+}
+
+struct get_state {
+	const char *key;
+	char *out;
+	size_t size;
+};
+
+static int get_line(const char *line, size_t n, size_t off, void *u)
+{
+	struct get_state *s = u;
+	char key[128], value[LINE_MAX_LEN + 1];
+
+	(void)off;
+	if (!split(line, n, key, sizeof(key), value, sizeof(value)) || strcmp(key, s->key) != 0)
+		return 0;
+	snprintf(s->out, s->size, "%s", value);
+	return 1;
+}
+
+int gp_pveconf_get(const struct gp_pveconf *c, const char *key, char *out, size_t size)
+{
+	struct get_state s = { key, out, size };
+
+	return for_lines(c->text, 0, c->current_end, get_line, &s) == 1 ? 0 : -ENOENT;
+}
+
+static bool in_list(const char *line, size_t n, const char *const *list, size_t count)
+{
+	char key[128], value[LINE_MAX_LEN + 1], k2[128], v2[LINE_MAX_LEN + 1];
+
+	if (!split(line, n, key, sizeof(key), value, sizeof(value)))
+		return false;
+	for (size_t i = 0; i < count; i++)
+		if (split(list[i], strlen(list[i]), k2, sizeof(k2), v2, sizeof(v2)) &&
+		    strcmp(key, k2) == 0 && strcmp(value, v2) == 0)
+			return true;
+	return false;
+}
+
+struct edit_state {
+	struct gp_buf out;
+	const struct gp_pveconf *c;
+	const char *const *remove;
+	size_t nremove;
+	size_t last_kept_start; /* where in out the section's last non-blank line starts */
+	size_t last_kept_end;	/* and where it ends */
+	int r;
+};
+
+/* Copies a kept line with its newline, if it had one: unchanged text stays byte-identical. */
+static int edit_line(const char *line, size_t n, size_t off, void *u)
+{
+	struct edit_state *s = u;
+	bool newline = off + n < s->c->len && s->c->text[off + n] == '\n';
+
+	if (in_list(line, n, s->remove, s->nremove))
+		return 0;
+	if (n > 0)
+		s->last_kept_start = s->out.len;
+	s->r = gp_buf_printf(&s->out, "%.*s%s", (int)n, line, newline ? "\n" : "");
+	if (n > 0)
+		s->last_kept_end = s->out.len;
+	return s->r;
+}
+
+/* Inserts the new lines after the section's last non-blank line, before blank separators. */
+static int insert_at(struct gp_buf *b, size_t at, const char *const *add, size_t nadd)
+{
+	_cleanup_free_ char *tail = strdup(b->data + at);
+	int r = 0;
+
+	if (!tail)
+		return -ENOMEM;
+	b->len = at;
+	b->data[at] = '\0';
+	for (size_t i = 0; i < nadd && r == 0; i++)
+		r = gp_buf_printf(b, "%s\n", add[i]);
+	return r ? r : gp_buf_printf(b, "%s", tail);
+}
+
+char *gp_pveconf_edit(const struct gp_pveconf *c, const char *const *remove, size_t nremove,
+		      const char *const *add, size_t nadd, bool *changed)
+{
+	struct edit_state s = { .c = c, .remove = remove, .nremove = nremove };
+
+	if (gp_buf_printf(&s.out, "%s", "") < 0)
+		return NULL;
+	for_lines(c->text, 0, c->current_end, edit_line, &s);
+	/*
+	 * After the last line; but before it when it ends the file without a newline, so
+	 * that taking the lines out again gives back the very same bytes.
+	 */
+	if (s.r == 0 && nadd)
+		s.r = insert_at(&s.out,
+				s.last_kept_end && s.out.data[s.last_kept_end - 1] != '\n'
+				    ? s.last_kept_start
+				    : s.last_kept_end,
+				add, nadd);
+	if (s.r == 0)
+		s.r = gp_buf_printf(&s.out, "%.*s", (int)(c->len - c->current_end),
+				    c->text + c->current_end);
+	if (s.r < 0) {
+		gp_buf_free(&s.out);
+		return NULL;
+	}
+	*changed = s.out.len != c->len || memcmp(s.out.data, c->text, c->len) != 0;
+	return s.out.data;
+}
+
+static int dev_line(const char *line, size_t n, size_t off, void *u)
+{
+	unsigned long long *used = u;
+	unsigned int idx;
+	char key[128], value[LINE_MAX_LEN + 1], extra;
+
+	(void)off;
+	if (split(line, n, key, sizeof(key), value, sizeof(value)) &&
+	    sscanf(key, "dev%u%c", &idx, &extra) == 1 && idx < 64)
+		*used |= 1ULL << idx;
+	return 0;
+}
+
+unsigned long long gp_pveconf_used_devs(const struct gp_pveconf *c)
+{
+	unsigned long long used = 0;
+
+	for_lines(c->text, 0, c->current_end, dev_line, &used);
+	return used;
+}
