@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* attach and detach for plain LXC containers, through liblxc. */
+/* attach and detach: the ini, and the container's config (plain LXC or Proxmox VE). */
 #include <fcntl.h>
-#include <lxc/lxccontainer.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -11,8 +10,9 @@
 #include "cgroup.h"
 #include "ctconf.h"
 #include "host.h"
-#include "lxcconf.h"
 #include "plan.h"
+#include "pveconf.h"
+#include "target.h"
 #include "util.h"
 
 #define MAX_LINES (GP_PLAN_MAX_NODES + 8)
@@ -29,12 +29,6 @@ static void lines_free(struct lines *l)
 	l->n = 0;
 }
 
-static void lxc_putp(struct lxc_container **c)
-{
-	if (*c)
-		lxc_container_put(*c);
-}
-#define _cleanup_lxc_ __attribute__((cleanup(lxc_putp)))
 #define _cleanup_lines_ __attribute__((cleanup(lines_free)))
 
 /* Adds the line a followed by b. */
@@ -69,34 +63,6 @@ static int lock_confdir(const char *confdir)
 	return steal_fd(fd);
 }
 
-static struct lxc_container *open_container(const struct gp_attach_opts *o)
-{
-	struct lxc_container *c = lxc_container_new(o->name, o->lxcpath);
-
-	if (!c) {
-		gp_error("Failed to open container \"%s\" through liblxc", o->name);
-		return NULL;
-	}
-	if (!c->is_defined(c)) {
-		gp_error("no container \"%s\" in \"%s\": create it first (lxc-create), or give "
-			 "--lxcpath",
-			 o->name,
-			 o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
-		lxc_container_put(c);
-		return NULL;
-	}
-	return c;
-}
-
-static bool container_autodev(struct lxc_container *c)
-{
-	char buf[16] = "";
-
-	if (c->get_config_item(c, "lxc.autodev", buf, sizeof(buf)) < 0)
-		return true;
-	return buf[0] != '0';
-}
-
 static int hook_command(const struct gp_attach_opts *o, char **out)
 {
 	const char *words[] = { o->hook, o->confdir, o->root ? o->root : "/" };
@@ -115,31 +81,6 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 	if (!o->root && asprintf(out, "%s --confdir %s", o->hook, o->confdir) >= 0)
 		return 0;
 	return -ENOMEM;
-}
-
-static int wanted_lines(const struct gp_attach_opts *o, const struct gp_plan *plan, bool autodev,
-			struct lines *l)
-{
-	const char *prefix = gp_cgroup_key_prefix(gp_cgroup_layout());
-	_cleanup_free_ char *cmd = NULL;
-	int r = hook_command(o, &cmd);
-
-	if (r < 0)
-		return r;
-	r = lines_add(l, "lxc.hook.pre-start = ", cmd);
-	if (r == 0)
-		r = lines_add(l, autodev ? "lxc.hook.autodev = " : "lxc.hook.mount = ", cmd);
-	if (r == 0)
-		r = lines_add(l, "lxc.hook.post-stop = ", cmd);
-	for (size_t i = 0; i < plan->n && r == 0; i++) {
-		char key[64], rule[64];
-
-		snprintf(key, sizeof(key), "%s.allow = ", prefix);
-		snprintf(rule, sizeof(rule), "c %u:%u rwm", plan->nodes[i].major,
-			 plan->nodes[i].minor);
-		r = lines_add(l, key, rule);
-	}
-	return r;
 }
 
 static char *applied_path(const struct gp_attach_opts *o)
@@ -185,27 +126,6 @@ static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 	return path ? r : -ENOMEM;
 }
 
-/* Reads the config back through liblxc: it must still load and carry our hook. */
-static int verify_config(const struct gp_attach_opts *o, bool want_hook)
-{
-	_cleanup_lxc_ struct lxc_container *c = lxc_container_new(o->name, o->lxcpath);
-	char buf[8192] = "";
-	bool has;
-
-	if (!c || !c->is_defined(c)) {
-		gp_error("liblxc cannot load the edited config of \"%s\"", o->name);
-		return -EIO;
-	}
-	c->get_config_item(c, "lxc.hook.pre-start", buf, sizeof(buf));
-	has = strstr(buf, o->hook) != NULL;
-	if (has != want_hook) {
-		gp_error("liblxc reads the edited config of \"%s\" %s the hook", o->name,
-			 want_hook ? "without" : "still with");
-		return -EIO;
-	}
-	return 0;
-}
-
 static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struct gp_plan *plan)
 {
 	struct gp_host host;
@@ -227,6 +147,8 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 		snprintf(conf->devices, sizeof(conf->devices), "%s", o->gpus);
 		snprintf(conf->caps, sizeof(conf->caps), "%s", o->caps ? o->caps : "");
 	}
+	if (o->mode)
+		snprintf(conf->mode, sizeof(conf->mode), "%s", o->mode);
 	r = gp_host_read(o->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;
@@ -237,6 +159,116 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	if (r < 0)
 		gp_error("%s", err);
 	return r;
+}
+
+static int key_line(struct lines *l, const struct gp_target *t, const char *key, const char *value)
+{
+	char k[96];
+
+	snprintf(k, sizeof(k), "%s%s", key, t->sep);
+	return lines_add(l, k, value);
+}
+
+/* The hook lines and one device rule per node: "lxc.cgroup2.devices.allow = c 195:0 rwm". */
+static int hook_lines(const struct gp_attach_opts *o, const struct gp_target *t,
+		      const struct gp_plan *plan, struct lines *l)
+{
+	const char *prefix = gp_cgroup_key_prefix(gp_cgroup_layout());
+	_cleanup_free_ char *cmd = NULL;
+	int r = hook_command(o, &cmd);
+
+	if (r == 0)
+		r = key_line(l, t, "lxc.hook.pre-start", cmd);
+	if (r == 0)
+		r = key_line(l, t, t->autodev ? "lxc.hook.autodev" : "lxc.hook.mount", cmd);
+	if (r == 0)
+		r = key_line(l, t, "lxc.hook.post-stop", cmd);
+	for (size_t i = 0; i < plan->n && r == 0; i++) {
+		char key[64], rule[64];
+
+		snprintf(key, sizeof(key), "%s.allow", prefix);
+		snprintf(rule, sizeof(rule), "c %u:%u rwm", plan->nodes[i].major,
+			 plan->nodes[i].minor);
+		r = key_line(l, t, key, rule);
+	}
+	return r;
+}
+
+/* Proxmox 8.1+ devN entries: Proxmox binds each node and allows it in the cgroup. */
+static int devn_lines(const struct gp_target *t, const struct gp_plan *plan,
+		      unsigned long long used, struct lines *l)
+{
+	unsigned int idx = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < plan->n && r == 0; i++) {
+		const struct gp_node *n = &plan->nodes[i];
+		char key[16], value[160];
+		int len;
+
+		while (idx < 64 && (used & (1ULL << idx)))
+			idx++;
+		if (idx == 64)
+			return -E2BIG;
+		snprintf(key, sizeof(key), "dev%u", idx++);
+		len = snprintf(value, sizeof(value), "/dev/%s,mode=%04o", n->name, n->mode);
+		if (n->uid)
+			len += snprintf(value + len, sizeof(value) - (size_t)len, ",uid=%u", n->uid);
+		if (n->gid)
+			snprintf(value + len, sizeof(value) - (size_t)len, ",gid=%u", n->gid);
+		r = key_line(l, t, key, value);
+	}
+	return r;
+}
+
+static bool devn_mode(const char *mode)
+{
+	return strcmp(mode, "devn") == 0;
+}
+
+/* devN numbers the admin uses, not counting the ones a previous attach took. */
+static unsigned long long admin_devs(const struct gp_target *t, const struct lines *old)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct gp_pveconf c;
+	unsigned long long used = 0;
+	size_t len;
+
+	if (gp_read_file(t->config, 1u << 20, &buf, &len) == 0 &&
+	    gp_pveconf_parse(buf, len, &c) == 0)
+		used = gp_pveconf_used_devs(&c);
+	for (size_t i = 0; i < old->n; i++) {
+		unsigned int idx;
+
+		if (sscanf(old->v[i], "dev%u:", &idx) == 1 && idx < 64)
+			used &= ~(1ULL << idx);
+	}
+	return used;
+}
+
+static int wanted_lines(const struct gp_attach_opts *o, const struct gp_target *t,
+			const struct gp_ctconf *conf, const struct gp_plan *plan,
+			const struct lines *old, struct lines *add)
+{
+	if (devn_mode(conf->mode) && t->kind != GP_TARGET_PVE) {
+		gp_error("mode devn is for Proxmox VE containers; plain LXC uses the hook");
+		return -EINVAL;
+	}
+	if (devn_mode(conf->mode))
+		return devn_lines(t, plan, admin_devs(t, old), add);
+	return hook_lines(o, t, plan, add);
+}
+
+/* devN entries need the nodes before Proxmox's own pre-start: the boot unit makes them. */
+static void warn_devn_ordering(const struct gp_attach_opts *o)
+{
+	_cleanup_free_ char *unit = gp_path(
+		o->root, "/etc/systemd/system/multi-user.target.wants/gpu-provision-prepare.service");
+
+	if (unit && access(unit, F_OK) != 0)
+		gp_warn("devN entries make Proxmox's pre-start fail when a node such as "
+			"/dev/nvidia-uvm is missing (after a reboot): enable the boot unit with "
+			"\"systemctl enable gpu-provision-prepare.service\", or use --mode hook");
 }
 
 static void print_dry_run(const struct gp_ctconf *conf, const struct lines *old,
@@ -251,90 +283,121 @@ static void print_dry_run(const struct gp_ctconf *conf, const struct lines *old,
 		printf("would add to %s: %s\n", config, add->v[i]);
 }
 
-static int apply(const struct gp_attach_opts *o, const char *config, const struct gp_ctconf *conf,
-		 struct lines *old, struct lines *add)
+static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
+		 const struct gp_ctconf *conf, struct lines *old, struct lines *add)
 {
-	struct lines remove = { 0 };
-	int r;
+	const char *remove[2 * MAX_LINES];
+	size_t n = 0;
+	int r, w;
 
 	/* Take out the previous attach's lines and any copy of the new ones, then add. */
 	for (size_t i = 0; i < old->n; i++)
-		remove.v[remove.n++] = old->v[i];
-	for (size_t i = 0; i < add->n && remove.n < MAX_LINES; i++)
-		remove.v[remove.n++] = add->v[i];
+		remove[n++] = old->v[i];
+	for (size_t i = 0; i < add->n; i++)
+		remove[n++] = add->v[i];
 	r = gp_ctconf_save(o->confdir, o->name, conf);
 	if (r < 0)
 		return r;
-	r = gp_lxcconf_edit(config, (const char *const *)remove.v, remove.n,
-			    (const char *const *)add->v, add->n);
+	r = gp_target_edit(t, remove, n, (const char *const *)add->v, add->n);
 	if (r < 0)
 		return r;
-	r = write_applied(o, add);
-	if (r < 0)
-		gp_error("Failed to record what was added to \"%s\": %s", config, strerror(-r));
-	return r < 0 ? r : verify_config(o, true);
+	w = write_applied(o, add);
+	if (w < 0) {
+		gp_error("Failed to record what was added to \"%s\": %s", t->config, strerror(-w));
+		return w;
+	}
+	return r;
 }
 
-int gp_attach(const struct gp_attach_opts *o)
+/* Lines of a that b lacks. */
+static size_t count_missing(const struct lines *a, const struct lines *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < b->n && !found; j++)
+			found = strcmp(a->v[i], b->v[j]) == 0;
+		n += !found;
+	}
+	return n;
+}
+
+int gp_attach_report(const struct gp_attach_opts *o, struct gp_attach_report *rep)
 {
 	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
-	_cleanup_lxc_ struct lxc_container *c = lock < 0 && !o->dry_run ? NULL : open_container(o);
 	_cleanup_lines_ struct lines old = { 0 }, add = { 0 };
-	_cleanup_free_ char *config = NULL;
+	struct gp_target t;
 	struct gp_ctconf conf;
 	struct gp_plan plan;
 	int r;
 
-	if (!c)
-		return -EINVAL;
-	r = resolve(o, &conf, &plan);
-	if (r < 0)
-		return r;
-	config = c->config_file_name(c);
-	r = wanted_lines(o, &plan, container_autodev(c), &add);
+	memset(rep, 0, sizeof(*rep));
+	if (lock < 0 && !o->dry_run)
+		return -EIO;
+	r = gp_target_open(o, &t);
+	if (r == 0)
+		r = resolve(o, &conf, &plan);
 	if (r == 0)
 		r = read_applied(o, &old);
-	if (r < 0 || !config)
-		return r < 0 ? r : -ENOMEM;
-	if (o->dry_run) {
-		print_dry_run(&conf, &old, &add, config);
-		return 0;
-	}
-	r = apply(o, config, &conf, &old, &add);
+	if (r == 0)
+		r = wanted_lines(o, &t, &conf, &plan, &old, &add);
 	if (r < 0)
 		return r;
-	printf("attached %s: %zu nodes (%s)%s\n", o->name, plan.n, conf.devices,
-	       c->is_running(c) ? "; takes effect at the next start" : "");
-	return 0;
+	rep->removed = count_missing(&old, &add);
+	rep->added = count_missing(&add, &old);
+	if (o->dry_run) {
+		print_dry_run(&conf, &old, &add, t.config);
+		return 0;
+	}
+	r = apply(o, &t, &conf, &old, &add);
+	if (r < 0)
+		return r;
+	rep->changed = r > 0;
+	if (devn_mode(conf.mode))
+		warn_devn_ordering(o);
+	if (!o->quiet)
+		printf("attached %s: %zu nodes (%s)%s\n", o->name, plan.n, conf.devices,
+		       t.running ? "; takes effect at the next start" : "");
+	return gp_target_verify(o, &t, add.v[0], true);
+}
+
+int gp_attach(const struct gp_attach_opts *o)
+{
+	struct gp_attach_report rep;
+
+	return gp_attach_report(o, &rep);
 }
 
 int gp_detach(const struct gp_attach_opts *o)
 {
 	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
-	_cleanup_lxc_ struct lxc_container *c = lock < 0 && !o->dry_run ? NULL : open_container(o);
 	_cleanup_lines_ struct lines old = { 0 };
-	_cleanup_free_ char *config = NULL, *ini = NULL, *applied = applied_path(o);
+	_cleanup_free_ char *ini = NULL, *applied = applied_path(o);
+	struct gp_target t;
 	int r;
 
-	if (!c)
-		return -EINVAL;
-	config = c->config_file_name(c);
-	r = read_applied(o, &old);
-	if (r < 0 || !config || !applied || asprintf(&ini, "%s/%s.ini", o->confdir, o->name) < 0)
+	if (lock < 0 && !o->dry_run)
+		return -EIO;
+	r = gp_target_open(o, &t);
+	if (r == 0)
+		r = read_applied(o, &old);
+	if (r < 0 || !applied || asprintf(&ini, "%s/%s.ini", o->confdir, o->name) < 0)
 		return r < 0 ? r : -ENOMEM;
 	if (o->dry_run) {
 		for (size_t i = 0; i < old.n; i++)
-			printf("would remove from %s: %s\n", config, old.v[i]);
+			printf("would remove from %s: %s\n", t.config, old.v[i]);
 		printf("would remove %s and %s\n", ini, applied);
 		return 0;
 	}
-	r = gp_lxcconf_edit(config, (const char *const *)old.v, old.n, NULL, 0);
+	r = gp_target_edit(&t, (const char *const *)old.v, old.n, NULL, 0);
 	if (r < 0)
 		return r;
 	if ((unlink(applied) < 0 && errno != ENOENT) || (unlink(ini) < 0 && errno != ENOENT)) {
 		gp_error("Failed to remove \"%s\" or \"%s\": %s", applied, ini, strerror(errno));
 		return -errno;
 	}
-	printf("detached %s%s\n", o->name, r == 0 && old.n == 0 ? " (nothing was attached)" : "");
-	return verify_config(o, false);
+	printf("detached %s%s\n", o->name, old.n == 0 ? " (nothing was attached)" : "");
+	return old.n ? gp_target_verify(o, &t, old.v[0], false) : 0;
 }

@@ -12,7 +12,16 @@ struct gp_attach_opts {
 	const char *gpus; /* selectors; NULL reuses the ini's */
 	const char *caps; /* NULL keeps the ini's caps when gpus is NULL */
 	const char *hook; /* absolute path of gpu-hook */
+	const char *mode; /* Proxmox: "hook" (default) or "devn" */
+	bool pve;	  /* Proxmox VE even without <root>/etc/pve/lxc */
 	bool dry_run;
+	bool quiet; /* sync: report changes, not each attach */
+};
+
+/* What an attach changed in the container's config. */
+struct gp_attach_report {
+	size_t removed, added; /* lines */
+	bool changed;
 };
 
 /*
@@ -22,6 +31,7 @@ struct gp_attach_opts {
  * another -errno when an operation failed.
  */
 int gp_attach(const struct gp_attach_opts *o);
+int gp_attach_report(const struct gp_attach_opts *o, struct gp_attach_report *rep);
 int gp_detach(const struct gp_attach_opts *o);
 
 #endif

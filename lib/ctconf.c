@@ -16,7 +16,7 @@ struct reader {
 	struct gp_ctconf *conf;
 	bool failed;
 	enum gp_conf_kind kind;
-	bool seen[5];
+	bool seen[6];
 };
 
 static void __attribute__((format(printf, 2, 3))) fail(struct reader *r, const char *fmt, ...)
@@ -102,8 +102,12 @@ static int set_gpu(struct reader *r, const char *name, const char *value)
 	} else if (strcmp(name, "caps") == 0 && set_once(r, 1, name) == 0) {
 		snprintf(c->caps, sizeof(c->caps), "%s", value);
 		c->caps_line = r->line;
-	} else if (strcmp(name, "devices") && strcmp(name, "caps")) {
-		fail(r, "unknown key \"%s\" in [gpu]; known: devices, caps", name);
+	} else if (strcmp(name, "mode") == 0 && set_once(r, 5, name) == 0) {
+		if (strcmp(value, "hook") && strcmp(value, "devn"))
+			fail(r, "mode is \"%s\"; use hook or devn", value);
+		snprintf(c->mode, sizeof(c->mode), "%s", value);
+	} else if (strcmp(name, "devices") && strcmp(name, "caps") && strcmp(name, "mode")) {
+		fail(r, "unknown key \"%s\" in [gpu]; known: devices, caps, mode", name);
 	}
 	return r->failed ? 0 : 1;
 }
@@ -321,6 +325,8 @@ char *gp_ctconf_format(const struct gp_ctconf *conf)
 			  conf->devices);
 	if (r == 0 && conf->caps[0])
 		r = gp_buf_printf(&b, "caps = %s\n", conf->caps);
+	if (r == 0 && conf->mode[0])
+		r = gp_buf_printf(&b, "mode = %s\n", conf->mode);
 	if (r == 0 && (conf->disable_hmm_set || conf->on_conflict_set))
 		r = gp_buf_printf(&b, "[uvm]\n");
 	if (r == 0 && conf->disable_hmm_set)

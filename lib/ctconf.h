@@ -24,6 +24,7 @@ struct gp_ctconf {
 	unsigned int devices_line;
 	char caps[1024];
 	unsigned int caps_line;
+	char mode[8]; /* Proxmox: hook or devn; empty for the default */
 	enum gp_hmm_policy disable_hmm;
 	bool disable_hmm_set;
 	enum gp_conflict on_conflict;

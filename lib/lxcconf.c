@@ -138,32 +138,18 @@ char *gp_lxcconf_edit_text(const char *buf, const char *const *remove, size_t nr
 	return out.data;
 }
 
+static char *edit_lxc(const char *old, size_t len, void *u, bool *changed)
+{
+	const struct gp_line_edit *e = u;
+
+	(void)len;
+	return gp_lxcconf_edit_text(old, e->remove, e->nremove, e->add, e->nadd, changed);
+}
+
 int gp_lxcconf_edit(const char *path, const char *const *remove, size_t nremove,
 		    const char *const *add, size_t nadd)
 {
-	_cleanup_free_ char *old = NULL, *new = NULL, *bak = NULL;
-	struct stat st;
-	bool changed;
-	int r;
+	struct gp_line_edit e = { remove, nremove, add, nadd };
 
-	r = gp_read_file(path, LXCCONF_MAX, &old, NULL);
-	if (r < 0 || stat(path, &st) < 0) {
-		r = r < 0 ? r : -errno;
-		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
-		return r;
-	}
-	new = gp_lxcconf_edit_text(old, remove, nremove, add, nadd, &changed);
-	if (!new || asprintf(&bak, "%s.gpu-provision.bak", path) < 0)
-		return -ENOMEM;
-	if (!changed)
-		return 0;
-	r = gp_write_file_atomic(bak, old, strlen(old), st.st_mode & 07777, GP_DURABLE);
-	if (r == 0)
-		r = gp_write_file_atomic(path, new, strlen(new), st.st_mode & 07777, GP_DURABLE);
-	if (r < 0) {
-		gp_error("Failed to write \"%s\": %s; the old file is unchanged", path,
-			 strerror(-r));
-		return r;
-	}
-	return 1;
+	return gp_edit_file(path, LXCCONF_MAX, edit_lxc, &e);
 }

@@ -226,3 +226,23 @@ unsigned long long gp_pveconf_used_devs(const struct gp_pveconf *c)
 	for_lines(c->text, 0, c->current_end, dev_line, &used);
 	return used;
 }
+
+static char *edit_pve(const char *old, size_t len, void *u, bool *changed)
+{
+	const struct gp_line_edit *e = u;
+	struct gp_pveconf c;
+
+	if (gp_pveconf_parse(old, len, &c) < 0) {
+		gp_error("line %u is not \"key: value\", a comment or a [section]: not editing "
+			 "this file",
+			 c.bad_line);
+		errno = EINVAL;
+		return NULL;
+	}
+	return gp_pveconf_edit(&c, e->remove, e->nremove, e->add, e->nadd, changed);
+}
+
+int gp_pveconf_edit_file(const char *path, const struct gp_line_edit *e)
+{
+	return gp_edit_file(path, 1u << 20, edit_pve, (void *)e);
+}

@@ -144,6 +144,40 @@ int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t 
 	return r;
 }
 
+int gp_edit_file(const char *path, size_t max,
+		 char *(*edit)(const char *old, size_t len, void *u, bool *changed), void *u)
+{
+	_cleanup_free_ char *old = NULL, *new = NULL, *bak = NULL;
+	struct stat st;
+	size_t len;
+	bool changed;
+	int r;
+
+	r = gp_read_file(path, max, &old, &len);
+	if (r < 0 || stat(path, &st) < 0) {
+		r = r < 0 ? r : -errno;
+		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
+		return r;
+	}
+	errno = 0;
+	new = edit(old, len, u, &changed);
+	if (!new)
+		return errno ? -errno : -ENOMEM;
+	if (asprintf(&bak, "%s.gpu-provision.bak", path) < 0)
+		return -ENOMEM;
+	if (!changed)
+		return 0;
+	r = gp_write_file_atomic(bak, old, len, st.st_mode & 07777, GP_DURABLE);
+	if (r == 0)
+		r = gp_write_file_atomic(path, new, strlen(new), st.st_mode & 07777, GP_DURABLE);
+	if (r < 0) {
+		gp_error("Failed to write \"%s\": %s; the old file is unchanged", path,
+			 strerror(-r));
+		return r;
+	}
+	return 1;
+}
+
 int gp_mkdir_parents(const char *path)
 {
 	_cleanup_free_ char *copy = strdup(path);

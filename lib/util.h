@@ -74,6 +74,23 @@ int gp_read_file_at(const char *root, const char *rel, size_t max, char **buf, s
 int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
 			 unsigned int flags);
 
+/* Lines to take out of a config file and lines to put in. */
+struct gp_line_edit {
+	const char *const *remove;
+	size_t nremove;
+	const char *const *add;
+	size_t nadd;
+};
+
+/*
+ * Rewrites the file at path (at most max bytes) with what edit makes of its text: the
+ * old file is kept as "<path>.gpu-provision.bak", the new one renamed into place after
+ * fsync, with the old mode. Returns 1 when it changed, 0 when edit changed nothing,
+ * -errno on failure (said, and the old file untouched).
+ */
+int gp_edit_file(const char *path, size_t max,
+		 char *(*edit)(const char *old, size_t len, void *u, bool *changed), void *u);
+
 /* Makes every missing directory of path (not path's last component), mode 0755. */
 int gp_mkdir_parents(const char *path);
 

@@ -42,6 +42,8 @@ static int fill(const struct gp_cli *cli, const char *verb, struct gp_attach_opt
 				      .gpus = cli->gpus,
 				      .caps = cli->caps,
 				      .hook = hook,
+				      .mode = cli->mode,
+				      .pve = cli->pve,
 				      .dry_run = cli->dry_run };
 	return find_hook(hook, size) < 0 ? -ENOENT : 0;
 }
@@ -59,6 +61,10 @@ int gp_cmd_attach(const struct gp_cli *cli)
 
 	if (r < 0)
 		return exit_code(r);
+	if (cli->mode && strcmp(cli->mode, "hook") && strcmp(cli->mode, "devn")) {
+		gp_error("--mode \"%s\": use hook or devn", cli->mode);
+		return 2;
+	}
 	if (cli->caps && !cli->gpus) {
 		gp_error("--caps needs --gpus too");
 		return 2;

@@ -17,6 +17,9 @@ struct gp_cli {
 	bool persist;
 	bool modules_only;
 	unsigned int timeout;
+	const char *mode;
+	bool pve;
+	bool all;
 	char **args; /* args[0] is the command */
 	int nargs;
 };

@@ -37,6 +37,9 @@ static void usage(FILE *f)
 		"  --container NAME  prepare: follow this container's [uvm] policy\n"
 		"  --modules-only  prepare: the modules only, no device nodes\n"
 		"  --timeout SECONDS  probe: the deadline (default: [probe] timeout, 30)\n"
+		"  --mode hook|devn   Proxmox: raw lxc.* hook lines (default) or devN entries\n"
+		"  --pve           treat containers as Proxmox VE's (found by /etc/pve/lxc)\n"
+		"  --all           sync: every container with an ini\n"
 		"  --json          machine-readable output\n"
 		"  -h, --help      this text\n"
 		"  -V, --version   the version\n",
@@ -71,6 +74,9 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 		{ "container", required_argument, NULL, 'N' },
 		{ "modules-only", no_argument, NULL, 'M' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "pve", no_argument, NULL, 'E' },
+		{ "all", no_argument, NULL, 'a' },
 		{ 0 },
 	};
 	int c, r = 0;
@@ -106,6 +112,15 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 			break;
 		case 'M':
 			cli->modules_only = true;
+			break;
+		case 'm':
+			cli->mode = optarg;
+			break;
+		case 'E':
+			cli->pve = true;
+			break;
+		case 'a':
+			cli->all = true;
 			break;
 		case 't':
 			if (gp_parse_uint(optarg, &cli->timeout) < 0 || cli->timeout == 0 ||

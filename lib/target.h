@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_TARGET_H
+#define GP_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "attach.h"
+
+/* Where a container's GPU lines go: its LXC config, or its Proxmox VE config. */
+enum gp_target_kind { GP_TARGET_LXC, GP_TARGET_PVE };
+
+struct gp_target {
+	enum gp_target_kind kind;
+	char config[PATH_MAX];
+	bool autodev; /* LXC runs autodev hooks for it (Proxmox always) */
+	bool running;
+	const char *sep; /* " = " or ": " between key and value */
+};
+
+/* True when root holds a Proxmox VE cluster filesystem (etc/pve/lxc). */
+bool gp_target_is_pve(const char *root);
+
+/*
+ * Finds the container: through liblxc for plain LXC, <root>/etc/pve/lxc/<id>.conf on
+ * Proxmox (o->pve forces it), refusing a Proxmox container that is locked.
+ * 0, -EINVAL (no such container), -EBUSY (locked), each explained.
+ */
+int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t);
+
+/* Takes lines out and puts lines in, atomically with a backup. 1 changed, 0 not, -errno. */
+int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t nremove,
+		   const char *const *add, size_t nadd);
+
+/* Reads the config back: it must load, and hold (or no longer hold) line. 0 or -EIO. */
+int gp_target_verify(const struct gp_attach_opts *o, const struct gp_target *t,
+		     const char *line, bool present);
+
+#endif
