@@ -213,7 +213,8 @@ static int devn_lines(const struct gp_target *t, const struct gp_plan *plan,
 		snprintf(key, sizeof(key), "dev%u", idx++);
 		len = snprintf(value, sizeof(value), "/dev/%s,mode=%04o", n->name, n->mode);
 		if (n->uid)
-			len += snprintf(value + len, sizeof(value) - (size_t)len, ",uid=%u", n->uid);
+			len +=
+			    snprintf(value + len, sizeof(value) - (size_t)len, ",uid=%u", n->uid);
 		if (n->gid)
 			snprintf(value + len, sizeof(value) - (size_t)len, ",gid=%u", n->gid);
 		r = key_line(l, t, key, value);
@@ -263,7 +264,7 @@ static int wanted_lines(const struct gp_attach_opts *o, const struct gp_target *
 static void warn_devn_ordering(const struct gp_attach_opts *o)
 {
 	_cleanup_free_ char *unit = gp_path(
-		o->root, "/etc/systemd/system/multi-user.target.wants/gpu-provision-prepare.service");
+	    o->root, "/etc/systemd/system/multi-user.target.wants/gpu-provision-prepare.service");
 
 	if (unit && access(unit, F_OK) != 0)
 		gp_warn("devN entries make Proxmox's pre-start fail when a node such as "

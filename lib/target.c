@@ -36,9 +36,10 @@ static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 	char *config;
 
 	if (!c || !c->is_defined(c)) {
-		gp_error("no container \"%s\" in \"%s\": create it first (lxc-create or gpu-provision "
-			 "create), or give --lxcpath",
-			 o->name, o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
+		gp_error(
+		    "no container \"%s\" in \"%s\": create it first (lxc-create or gpu-provision "
+		    "create), or give --lxcpath",
+		    o->name, o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
 		if (c)
 			lxc_container_put(c);
 		return -EINVAL;
@@ -160,11 +161,11 @@ static int verify_pve(const struct gp_target *t, const char *line, bool present)
 	return (memmem(buf, c.current_end, line, strlen(line)) != NULL) == present ? 0 : -EIO;
 }
 
-int gp_target_verify(const struct gp_attach_opts *o, const struct gp_target *t,
-		     const char *line, bool present)
+int gp_target_verify(const struct gp_attach_opts *o, const struct gp_target *t, const char *line,
+		     bool present)
 {
-	int r = t->kind == GP_TARGET_PVE ? verify_pve(t, line, present)
-					 : verify_lxc(o, line, present);
+	int r =
+	    t->kind == GP_TARGET_PVE ? verify_pve(t, line, present) : verify_lxc(o, line, present);
 
 	if (r < 0)
 		gp_error("the edited config \"%s\" reads back %s \"%s\"", t->config,

@@ -33,7 +33,7 @@ int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t 
 		   const char *const *add, size_t nadd);
 
 /* Reads the config back: it must load, and hold (or no longer hold) line. 0 or -EIO. */
-int gp_target_verify(const struct gp_attach_opts *o, const struct gp_target *t,
-		     const char *line, bool present);
+int gp_target_verify(const struct gp_attach_opts *o, const struct gp_target *t, const char *line,
+		     bool present);
 
 #endif

@@ -36,5 +36,7 @@ int gp_cmd_attach(const struct gp_cli *cli);
 int gp_cmd_detach(const struct gp_cli *cli);
 int gp_cmd_prepare(const struct gp_cli *cli);
 int gp_cmd_probe(const struct gp_cli *cli);
+int gp_cmd_sync(const struct gp_cli *cli);
+int gp_cmd_list(const struct gp_cli *cli);
 
 #endif

@@ -18,6 +18,8 @@ static const struct gp_command commands[] = {
 	  gp_cmd_prepare },
 	{ "probe", "NAME: run cuInit inside the running container and explain the result",
 	  gp_cmd_probe },
+	{ "sync", "NAME|--all: rewrite rules and plans for today's majors and GPUs", gp_cmd_sync },
+	{ "list", "the containers with GPUs, their mode, state and last probe", gp_cmd_list },
 };
 
 static void usage(FILE *f)

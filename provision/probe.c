@@ -8,6 +8,7 @@
 #include "ctconf.h"
 #include "diagnose.h"
 #include "hmm.h"
+#include "inventory.h"
 #include "modules.h"
 #include "paths.h"
 #include "probe.h"
@@ -173,6 +174,7 @@ int gp_cmd_probe(const struct gp_cli *cli)
 	} else {
 		print_text(name, r, f);
 	}
+	gp_verdict_save(cli->root, name, status_name(r->status));
 	ret = r->status == GP_PROBE_OK ? 0 : 1;
 out:
 	if (p)

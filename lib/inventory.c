@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Which containers have GPUs, and what their last probe said. */
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctconf.h"
+#include "inventory.h"
+#include "util.h"
+
+static int ini_name(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+	char name[256];
+
+	if (n <= 4 || strcmp(e->d_name + n - 4, ".ini") != 0 || n - 4 >= sizeof(name))
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)(n - 4), e->d_name);
+	return gp_name_is_valid(name);
+}
+
+int gp_inventory_names(const char *confdir, char ***names)
+{
+	struct dirent **list = NULL;
+	int n = scandir(confdir, &list, ini_name, alphasort);
+
+	*names = NULL;
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	*names = calloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		if (*names)
+			(*names)[i] = strndup(list[i]->d_name, strlen(list[i]->d_name) - 4);
+		free(list[i]);
+	}
+	free(list);
+	return *names ? n : -ENOMEM;
+}
+
+void gp_inventory_free(char **names, int n)
+{
+	for (int i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static char *verdict_path(const char *root, const char *name)
+{
+	_cleanup_free_ char *rel = NULL;
+
+	if (asprintf(&rel, "/run/gpu-provision/%s.verdict", name) < 0)
+		return NULL;
+	return gp_path(root, rel);
+}
+
+int gp_verdict_save(const char *root, const char *name, const char *status)
+{
+	_cleanup_free_ char *path = verdict_path(root, name);
+	char line[64];
+	int n;
+
+	if (!path || gp_mkdir_parents(path) < 0)
+		return -ENOMEM;
+	n = snprintf(line, sizeof(line), "%s %ld\n", status, (long)time(NULL));
+	return gp_write_file_atomic(path, line, (size_t)n, 0644, 0);
+}
+
+int gp_verdict_load(const char *root, const char *name, char *status, size_t size, long *when)
+{
+	_cleanup_free_ char *path = verdict_path(root, name), *buf = NULL;
+	char word[16];
+
+	if (!path || gp_read_file(path, 128, &buf, NULL) < 0)
+		return -ENOENT;
+	if (sscanf(buf, "%15s %ld", word, when) != 2 ||
+	    (strcmp(word, "ok") && strcmp(word, "failed") && strcmp(word, "timeout")))
+		return -EINVAL;
+	snprintf(status, size, "%s", word);
+	return 0;
+}

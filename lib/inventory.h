@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_INVENTORY_H
+#define GP_INVENTORY_H
+
+#include <stddef.h>
+
+/*
+ * The containers this host has given GPUs: the <name>.ini files of confdir, sorted.
+ * Returns how many names were put in names (malloc'd each), or -errno.
+ */
+int gp_inventory_names(const char *confdir, char ***names);
+void gp_inventory_free(char **names, int n);
+
+/* The last probe's verdict of a container, kept in <root>/run/gpu-provision. */
+int gp_verdict_save(const char *root, const char *name, const char *status);
+/* "ok", "failed" or "timeout" and when, or -ENOENT. */
+int gp_verdict_load(const char *root, const char *name, char *status, size_t size, long *when);
+
+#endif

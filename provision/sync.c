@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision sync NAME|--all: rules and plans for today's majors and GPUs. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attach.h"
+#include "commands.h"
+#include "inventory.h"
+#include "paths.h"
+#include "util.h"
+
+static int sync_one(const struct gp_cli *cli, const char *hook, const char *name)
+{
+	struct gp_attach_opts o = { .root = cli->root,
+				    .confdir = cli->confdir,
+				    .lxcpath = cli->lxcpath,
+				    .name = name,
+				    .hook = hook,
+				    .pve = cli->pve,
+				    .dry_run = cli->dry_run,
+				    .quiet = true };
+	struct gp_attach_report rep;
+	int r = gp_attach_report(&o, &rep);
+
+	if (r < 0) {
+		printf("%s: failed (see above)\n", name);
+		return r;
+	}
+	if (cli->dry_run)
+		printf("%s: would take out %zu and put in %zu line(s)\n", name, rep.removed,
+		       rep.added);
+	else if (rep.changed)
+		printf("%s: updated, %zu line(s) out, %zu in (applies at the next start)\n", name,
+		       rep.removed, rep.added);
+	else
+		printf("%s: already right\n", name);
+	return 0;
+}
+
+int gp_cmd_sync(const struct gp_cli *cli)
+{
+	char hook[PATH_MAX];
+	char **names = NULL;
+	int n, worst = 0;
+
+	if ((cli->all && cli->nargs != 1) || (!cli->all && cli->nargs != 2)) {
+		gp_error("usage: gpu-provision sync NAME | --all");
+		return 2;
+	}
+	if (gp_program_path("gpu-hook", GP_LIBEXECDIR, hook, sizeof(hook)) < 0) {
+		gp_error("gpu-hook is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
+		return 3;
+	}
+	if (!cli->all)
+		return sync_one(cli, hook, cli->args[1]) < 0 ? 3 : 0;
+	n = gp_inventory_names(cli->confdir, &names);
+	if (n < 0) {
+		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
+		return 3;
+	}
+	if (n == 0)
+		printf("no container has GPUs here (no *.ini in %s)\n", cli->confdir);
+	for (int i = 0; i < n; i++)
+		if (sync_one(cli, hook, names[i]) < 0)
+			worst = 3;
+	gp_inventory_free(names, n);
+	return worst;
+}
