@@ -15,7 +15,8 @@ struct gp_attach_opts {
 	const char *mode; /* Proxmox: "hook" (default) or "devn" */
 	bool pve;	  /* Proxmox VE even without <root>/etc/pve/lxc */
 	bool dry_run;
-	bool quiet; /* sync: report changes, not each attach */
+	bool quiet;	 /* sync: report changes, not each attach */
+	bool assume_new; /* create --dry-run: the Proxmox config does not exist yet */
 };
 
 /* What an attach changed in the container's config. */

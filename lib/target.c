@@ -101,7 +101,7 @@ static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 	}
 	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", o->name) < 0 || !(path = gp_path(o->root, rel)))
 		return -ENOMEM;
-	r = check_lock(path, o->name);
+	r = o->assume_new && access(path, F_OK) != 0 ? 0 : check_lock(path, o->name);
 	if (r < 0)
 		return r;
 	snprintf(t->config, sizeof(t->config), "%s", path);

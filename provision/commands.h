@@ -20,6 +20,12 @@ struct gp_cli {
 	const char *mode;
 	bool pve;
 	bool all;
+	const char *template_name;
+	const char *config_file;
+	const char *ostemplate;
+	const char *rootfs_dev;
+	bool unprivileged;
+	bool force;
 	char **args; /* args[0] is the command */
 	int nargs;
 };
@@ -38,5 +44,6 @@ int gp_cmd_prepare(const struct gp_cli *cli);
 int gp_cmd_probe(const struct gp_cli *cli);
 int gp_cmd_sync(const struct gp_cli *cli);
 int gp_cmd_list(const struct gp_cli *cli);
+int gp_cmd_create(const struct gp_cli *cli);
 
 #endif

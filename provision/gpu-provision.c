@@ -12,6 +12,8 @@
 
 static const struct gp_command commands[] = {
 	{ "host", "show the host's driver, GPUs, majors and uvm state", gp_cmd_host },
+	{ "create", "NAME --template T | ID --ostemplate VOLID: a new container with GPUs",
+	  gp_cmd_create },
 	{ "attach", "NAME --gpus SEL [--caps CAPS]: give a container GPUs", gp_cmd_attach },
 	{ "detach", "NAME: take them away again", gp_cmd_detach },
 	{ "prepare", "[--persist]: load nvidia_uvm as the HMM policy wants, make the nodes",
@@ -42,6 +44,14 @@ static void usage(FILE *f)
 		"  --mode hook|devn   Proxmox: raw lxc.* hook lines (default) or devN entries\n"
 		"  --pve           treat containers as Proxmox VE's (found by /etc/pve/lxc)\n"
 		"  --all           sync: every container with an ini\n"
+		"  --template T    create: the lxc-create template (busybox, download, ...)\n"
+		"  --config FILE   create: a base LXC config, as lxc-create -f\n"
+		"  --ostemplate V  create on Proxmox VE: pct create's template volume\n"
+		"  --unprivileged  create: map root to root's subordinate ids (/etc/subuid)\n"
+		"  --rootfs-dev P  create: format P (device or image, checked with libblkid) for "
+		"the rootfs\n"
+		"  --force         create: format it even if it holds a filesystem\n"
+		"  -- ARGS         create: arguments for the template, or options for pct\n"
 		"  --json          machine-readable output\n"
 		"  -h, --help      this text\n"
 		"  -V, --version   the version\n",
@@ -79,6 +89,12 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "pve", no_argument, NULL, 'E' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "template", required_argument, NULL, 'T' },
+		{ "config", required_argument, NULL, 'F' },
+		{ "ostemplate", required_argument, NULL, 'O' },
+		{ "rootfs-dev", required_argument, NULL, 'R' },
+		{ "unprivileged", no_argument, NULL, 'U' },
+		{ "force", no_argument, NULL, 'f' },
 		{ 0 },
 	};
 	int c, r = 0;
@@ -123,6 +139,24 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 			break;
 		case 'a':
 			cli->all = true;
+			break;
+		case 'T':
+			cli->template_name = optarg;
+			break;
+		case 'F':
+			cli->config_file = optarg;
+			break;
+		case 'O':
+			cli->ostemplate = optarg;
+			break;
+		case 'R':
+			cli->rootfs_dev = optarg;
+			break;
+		case 'U':
+			cli->unprivileged = true;
+			break;
+		case 'f':
+			cli->force = true;
 			break;
 		case 't':
 			if (gp_parse_uint(optarg, &cli->timeout) < 0 || cli->timeout == 0 ||

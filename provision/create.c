@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision create: a new container with GPUs in one step. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "create.h"
+#include "paths.h"
+#include "util.h"
+
+int gp_cmd_create(const struct gp_cli *cli)
+{
+	char hook[PATH_MAX];
+	struct gp_create_opts o = {
+		.template_name = cli->template_name,
+		.config_file = cli->config_file,
+		.ostemplate = cli->ostemplate,
+		.unprivileged = cli->unprivileged,
+		.rootfs_dev = cli->rootfs_dev,
+		.force = cli->force,
+		.extra = cli->nargs > 2 ? cli->args + 2 : NULL,
+	};
+	int r;
+
+	if (cli->nargs < 2 || !gp_name_is_valid(cli->args[1])) {
+		gp_error("usage: gpu-provision create NAME --template T [--gpus SEL] [--caps C] "
+			 "[--unprivileged] [--rootfs-dev PATH [--force]] [-- TEMPLATE-ARGS]\n"
+			 "       gpu-provision create ID --ostemplate VOLID [--gpus SEL] [-- "
+			 "PCT-OPTIONS]");
+		return 2;
+	}
+	if (gp_program_path("gpu-hook", GP_LIBEXECDIR, hook, sizeof(hook)) < 0) {
+		gp_error("gpu-hook is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
+		return 3;
+	}
+	o.attach = (struct gp_attach_opts){ .root = cli->root,
+					    .confdir = cli->confdir,
+					    .lxcpath = cli->lxcpath,
+					    .name = cli->args[1],
+					    .gpus = cli->gpus,
+					    .caps = cli->caps,
+					    .hook = hook,
+					    .mode = cli->mode,
+					    .pve = cli->pve,
+					    .dry_run = cli->dry_run };
+	r = gp_create(&o);
+	if (r == 0 && !cli->dry_run)
+		printf("created %s%s\n", o.attach.name, o.attach.gpus ? " with GPUs" : "");
+	return r == 0 ? 0 : r == -EINVAL || r == -EEXIST || r == -EUCLEAN ? 2 : 3;
+}
