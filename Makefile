@@ -98,13 +98,10 @@ FUZZ_TARGETS := pveconf probe ctconf
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	      -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
-FUZZ_LIB_SRC := $(filter-out lib/attach.c lib/kmod.c lib/modload.c lib/prepare.c lib/uvmapply.c \
-		  lib/probe.c,$(LIB_SRC))
 $(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)clang $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_SRC) $(if $(filter probe,$*),lib/probe.c -llxc) \
-		$(HOOK_LIBS) $(shell pkg-config --libs json-c)
+	$(Q)clang $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
 
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
 	@for t in $(FUZZ_TARGETS); do \
