@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The host's driver state, read under a root prefix. */
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,13 +191,22 @@ static bool read_kconfig_cache(const char *root, struct gp_host *h)
 	return true;
 }
 
+static const char *dirname_of_cache(const char *root)
+{
+	static char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/run/gpu-provision", root && strcmp(root, "/") ? root : "");
+	return dir;
+}
+
 static void write_kconfig_cache(const char *root, const struct gp_host *h)
 {
 	_cleanup_free_ char *path = gp_path(root, KCONFIG_CACHE);
 	char line[192];
 	int n;
 
-	if (!path || geteuid() != 0 || gp_mkdir_parents(path) < 0)
+	/* Only where gpu-provision keeps runtime state already: never into a source tree. */
+	if (!path || geteuid() != 0 || access(dirname_of_cache(root), W_OK) != 0)
 		return;
 	n = snprintf(line, sizeof(line), "%s %d %d %d\n", h->kernel_release,
 		     h->kconfig.device_private, h->kconfig.hmm_mirror, h->kconfig.zone_device);
