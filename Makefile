@@ -44,7 +44,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools tests-helpers check-slow fuzz install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers check-slow fuzz docs install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 
@@ -179,6 +179,10 @@ check: deps
 check-slow: deps
 	$(MAKE) all tests-helpers
 	@tests/slow/old-glibc.sh
+
+# docs/findings.md comes from the code's catalogue (a test fails when it is stale).
+docs: all
+	$(BUILD)/gpu-provision findings --format markdown >docs/findings.md
 
 demo: deps all
 	@tools/demo.sh

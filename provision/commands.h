@@ -26,6 +26,7 @@ struct gp_cli {
 	const char *rootfs_dev;
 	bool unprivileged;
 	bool force;
+	const char *format;
 	char **args; /* args[0] is the command */
 	int nargs;
 };
@@ -45,5 +46,7 @@ int gp_cmd_probe(const struct gp_cli *cli);
 int gp_cmd_sync(const struct gp_cli *cli);
 int gp_cmd_list(const struct gp_cli *cli);
 int gp_cmd_create(const struct gp_cli *cli);
+int gp_cmd_check(const struct gp_cli *cli);
+int gp_cmd_findings(const struct gp_cli *cli);
 
 #endif

@@ -22,6 +22,10 @@ static const struct gp_command commands[] = {
 	  gp_cmd_probe },
 	{ "sync", "NAME|--all: rewrite rules and plans for today's majors and GPUs", gp_cmd_sync },
 	{ "list", "the containers with GPUs, their mode, state and last probe", gp_cmd_list },
+	{ "check", "[NAME|--all]: diagnose the host, the configs and the running containers",
+	  gp_cmd_check },
+	{ "findings", "[--format markdown]: every finding check can raise, and its fix",
+	  gp_cmd_findings },
 };
 
 static void usage(FILE *f)
@@ -53,6 +57,7 @@ static void usage(FILE *f)
 		"  --force         create: format it even if it holds a filesystem\n"
 		"  -- ARGS         create: arguments for the template, or options for pct\n"
 		"  --json          machine-readable output\n"
+		"  --format F      check: text, json or prometheus; findings: markdown\n"
 		"  -h, --help      this text\n"
 		"  -V, --version   the version\n",
 		GP_CONFDIR);
@@ -95,6 +100,7 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 		{ "rootfs-dev", required_argument, NULL, 'R' },
 		{ "unprivileged", no_argument, NULL, 'U' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'o' },
 		{ 0 },
 	};
 	int c, r = 0;
@@ -157,6 +163,16 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 			break;
 		case 'f':
 			cli->force = true;
+			break;
+		case 'o':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			    strcmp(optarg, "prometheus") && strcmp(optarg, "markdown")) {
+				gp_error("--format \"%s\": use text, json, prometheus or markdown",
+					 optarg);
+				return -EINVAL;
+			}
+			cli->format = optarg;
+			cli->json |= strcmp(optarg, "json") == 0;
 			break;
 		case 't':
 			if (gp_parse_uint(optarg, &cli->timeout) < 0 || cli->timeout == 0 ||

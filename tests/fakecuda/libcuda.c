@@ -6,6 +6,7 @@
  *   result N        cuInit returns N (default 0)
  *   hang            cuInit never returns
  *   crash           cuInit dies of SIGSEGV
+ *   exit            cuInit ends the process quietly (exit code 3)
  *   device PCI UUID one line per device cuDeviceGetCount reports
  *
  * It is never a real driver: tests use it to reach every probe finding through a real
@@ -54,6 +55,8 @@ static void load(void)
 				pause();
 		if (strncmp(line, "crash", 5) == 0)
 			raise(SIGSEGV);
+		if (strncmp(line, "exit", 4) == 0)
+			_exit(3);
 		if (sscanf(line, "device %63s %63s", a, b) == 2 && ndev < MAX_DEVICES) {
 			snprintf(pci[ndev], sizeof(pci[0]), "%s", a);
 			parse_uuid(b, uuid[ndev]);

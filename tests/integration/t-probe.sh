@@ -193,3 +193,22 @@ test_probe_pve_hookscript() {
 	check "failed verdict, start not failed" "probe phs: failed" "${out% in *}"
 	stop phs
 }
+
+# A probe whose process ends in the middle without a signal: its report is incomplete.
+test_probe_cut_short() {
+	probe_ct pcut h200-580-open all 580.159.04 exit
+	probe_expect pcut failed probe-output
+	grep -q 'exit code 3' "$WORK/pcut.json"
+	stop pcut
+}
+
+# A container nobody attached: probed all the same, and said so.
+test_probe_not_attached() {
+	probe_ct pna h200-580-open all 580.159.04 "device 0000:00:06.0 $H200_UUID"
+	probe_expect pna ok
+	check "attached: no such warning" 0 "$(grep -c '"id":"not-attached"' "$WORK/pna.json" || true)"
+	rm "$CONF/pna.ini"
+	gp --root "$WORK/pna.root" probe pna --json >"$WORK/pna.json" || true
+	grep -q '"id":"not-attached"' "$WORK/pna.json"
+	stop pna
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_CHECK_H
+#define GP_CHECK_H
+
+#include <stdbool.h>
+
+#include "cgroup.h"
+#include "findings.h"
+#include "hmm.h"
+#include "host.h"
+#include "modules.h"
+
+/* What every check reads once. */
+struct gp_check_ctx {
+	const char *root;
+	const char *confdir;
+	const char *lxcpath;
+	bool pve;
+	struct gp_host host;
+	struct gp_modules mods;
+	struct gp_hmm hmm;
+	enum gp_cg_layout layout;
+	char *kmsg;
+	char *cmdline;
+};
+
+/* Reads the host for the checks (NVML too on a real host). 0 or -errno. */
+int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *confdir,
+		      const char *lxcpath, bool pve);
+void gp_check_ctx_free(struct gp_check_ctx *ctx);
+
+/* The host: driver, GPUs, firmware, modules, HMM, nodes, daemons, kernel log. */
+void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f);
+
+/* One container's config, without starting it: hooks, rules, mount entries, modes. */
+void gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
+
+#endif

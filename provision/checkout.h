@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef GP_CHECKOUT_H
+#define GP_CHECKOUT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "commands.h"
+#include "findings.h"
+#include "util.h"
+
+/* One container of gpu-provision check: its findings and its probe's verdict. */
+struct gp_check_subject {
+	char name[65];
+	struct gp_findings f;
+	bool running;
+	char probe[16]; /* ok, failed, timeout; empty when not probed */
+	pid_t pid;
+	int fd;
+	struct gp_buf out;
+};
+
+/* Prints the result as text, --json or --format prometheus; returns the number of errors. */
+int gp_check_output(const struct gp_cli *cli, const struct gp_findings *host,
+		    const struct gp_check_subject *subj, int n);
+
+#endif
