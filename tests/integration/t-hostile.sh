@@ -1,0 +1,154 @@
+# shellcheck shell=bash
+# Hostile container files: the container's own /dev (lxc.autodev = 0) prepared by its
+# owner to turn the root hook against the host. For each case nothing outside the rootfs
+# may be created, changed or mounted, and the start gets exactly the right node or is
+# refused. Sourced by run.sh.
+
+# hostile_ct NAME: a container with its own /dev, attached to a fresh fixture root.
+hostile_ct() {
+	make_root h200-580-open "$WORK/$1.root"
+	new_container "$P" "$1"
+	sed -i 's/^lxc.autodev = 1/lxc.autodev = 0/' "$P/$1/config"
+	rm -rf "$P/$1/rootfs/dev"
+	mkdir -p "$P/$1/rootfs/dev"
+	gp --root "$WORK/$1.root" attach "$1" --gpus 0 >/dev/null
+	mkdir -p "$WORK/victim"
+	echo secret >"$WORK/victim/file"
+}
+
+# No mount anywhere of the fixture's nodes or the victim, and the victim unchanged.
+host_untouched() {
+	check "host mounts of the nodes" 0 "$(host_mounts_under "$WORK/$1.root/dev")"
+	check "host mounts of the victim" 0 "$(host_mounts_under "$WORK/victim")"
+	check "victim file" secret "$(cat "$WORK/victim/file")"
+	check "victim dir" file "$(ls "$WORK/victim" | tr '\n' ' ' | tr -d ' ')"
+}
+
+refused() { # refused NAME PATTERN (an extended regular expression)
+	if start "$1"; then echo "    $1 started"; stop "$1"; return 1; fi
+	grep -qE -- "$2" "$P/$1.log" || { echo "    log lacks [$2]"; return 1; }
+	host_untouched "$1"
+}
+
+# LXC 5.0.2 itself refuses a /dev that is a link before any hook can meet it (its own
+# mounts open dev without following links); the hook would refuse it too (open_dev).
+LXC_OR_HOOK_DEV='was a symbolic link|Failed to open "/dev"|is not a plain directory inside the rootfs|open /dev/null'
+
+test_hostile_dev_symlink_to_host_dir() {
+	hostile_ct hdev
+	sed -i '/ dev\/shm \| dev\/mqueue /d' "$P/hdev/config"
+	rmdir "$P/hdev/rootfs/dev"
+	ln -s "$WORK/victim" "$P/hdev/rootfs/dev"
+	refused hdev "$LXC_OR_HOOK_DEV"
+	check "nothing created in the victim dir" file "$(ls "$WORK/victim" | tr -d ' \n')"
+}
+
+test_hostile_node_is_a_directory() {
+	hostile_ct hdir
+	mkdir "$P/hdir/rootfs/dev/nvidia0"
+	refused hdir "/dev/nvidia0 in the container cannot be a mount target"
+}
+
+test_hostile_node_is_a_fifo() {
+	hostile_ct hfifo
+	mkfifo "$P/hfifo/rootfs/dev/nvidia0"
+	refused hfifo "/dev/nvidia0 in the container cannot be a mount target"
+}
+
+test_hostile_node_is_a_socket() {
+	hostile_ct hsock
+	busybox nc -lk -s "$P/hsock/rootfs/dev/nvidia0" >/dev/null 2>&1 &
+	local nc=$!
+	python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" \
+		"$P/hsock/rootfs/dev/nvidia0" 2>/dev/null || true
+	kill $nc 2>/dev/null || true
+	[ -S "$P/hsock/rootfs/dev/nvidia0" ] || { echo "no socket could be made here"; return 77; }
+	refused hsock "/dev/nvidia0 in the container cannot be a mount target"
+}
+
+test_hostile_node_is_a_mount_point() {
+	hostile_ct hmnt
+	touch "$P/hmnt/rootfs/dev/nvidia0"
+	mount --bind "$WORK/victim/file" "$P/hmnt/rootfs/dev/nvidia0"
+	if start hmnt; then echo "    started"; stop hmnt; umount "$P/hmnt/rootfs/dev/nvidia0"; return 1; fi
+	umount "$P/hmnt/rootfs/dev/nvidia0"
+	grep -q "/dev/nvidia0 in the container cannot be a mount target" "$P/hmnt.log"
+	host_untouched hmnt
+}
+
+test_hostile_symlink_loop() {
+	hostile_ct hloop
+	ln -s nvidia0 "$P/hloop/rootfs/dev/nvidia0"
+	ln -s nvidia-caps "$P/hloop/rootfs/dev/nvidia-caps-loop"
+	refused hloop "/dev/nvidia0 in the container cannot be a mount target"
+}
+
+test_hostile_caps_dir_symlink() {
+	make_root h200-580-open "$WORK/hcap.root"
+	new_container "$P" hcap
+	sed -i 's/^lxc.autodev = 1/lxc.autodev = 0/' "$P/hcap/config"
+	mkdir -p "$P/hcap/rootfs/dev" "$WORK/victim"
+	echo secret >"$WORK/victim/file"
+	ln -s "$WORK/victim" "$P/hcap/rootfs/dev/nvidia-caps"
+	gp --root "$WORK/hcap.root" attach hcap --gpus 0 --caps mig-config >/dev/null
+	refused hcap "/dev/nvidia-caps in the container is not a plain directory"
+}
+
+# A node the owner left with another number: the hook binds today's over it.
+test_hostile_node_with_other_rdev() {
+	hostile_ct hrdev
+	mknod "$P/hrdev/rootfs/dev/nvidia0" c 1 3
+	start hrdev
+	check "the right node" "195:0" "$(node_of hrdev /dev/nvidia0)"
+	check "open" ENXIO "$(open_result "$P" hrdev /dev/nvidia0)"
+	stop hrdev
+	check "owner's node left as it was" "1:3" \
+		"$(stat -c '%t:%T' "$P/hrdev/rootfs/dev/nvidia0" | awk -F: '{printf "%d:%d", "0x"$1, "0x"$2}')"
+	host_untouched hrdev
+}
+
+test_hostile_unprivileged_dev_symlink() {
+	make_root h200-580-open "$WORK/hun.root"
+	new_container "$P" hun unprivileged
+	sed -i 's/^lxc.autodev = 1/lxc.autodev = 0/' "$P/hun/config"
+	mkdir -p "$WORK/victim"
+	echo secret >"$WORK/victim/file"
+	sed -i '/ dev\/shm \| dev\/mqueue /d' "$P/hun/config"
+	rm -rf "$P/hun/rootfs/dev"
+	ln -s "$WORK/victim" "$P/hun/rootfs/dev"
+	gp --root "$WORK/hun.root" attach hun --gpus 0 >/dev/null
+	refused hun "$LXC_OR_HOOK_DEV"
+}
+
+# LD_PRELOAD and LD_LIBRARY_PATH handed to the hook load nothing into it.
+test_hook_environment() {
+	local evil=$WORK/evil.so
+	cat >"$WORK/evil.c" <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void evil(void)
+{
+	char exe[256] = "";
+	FILE *f = fopen(getenv("EVIL_MARK"), "a");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (f) {
+		fprintf(f, "%.*s\n", (int)(n > 0 ? n : 0), exe);
+		fclose(f);
+	}
+}
+EOC
+	cc -shared -fPIC -o "$evil" "$WORK/evil.c"
+	make_root h200-580-open "$WORK/env.root"
+	new_container "$P" envct
+	gp --root "$WORK/env.root" attach envct --gpus 0 >/dev/null
+	: >"$WORK/evil.mark"
+	EVIL_MARK=$WORK/evil.mark LD_PRELOAD=$evil LD_LIBRARY_PATH=$WORK start envct
+	check "the hook loaded no preload" 0 "$(grep -c 'gpu-hook' "$WORK/evil.mark" || true)"
+	# It did load into programs that honour it, so the preload was really there.
+	grep -q . "$WORK/evil.mark"
+	check "nodes bound all the same" "195:0" "$(node_of envct /dev/nvidia0)"
+	stop envct
+	check "gpu-hook has no program interpreter" 0 \
+		"$(readelf -l "${GP_BUILD:-$GP_TOP/build}/gpu-hook" | grep -c 'Requesting program interpreter' || true)"
+}
