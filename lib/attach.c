@@ -284,10 +284,41 @@ static void print_dry_run(const struct gp_ctconf *conf, const struct lines *old,
 		printf("would add to %s: %s\n", config, add->v[i]);
 }
 
+static char *ini_path(const struct gp_attach_opts *o)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s.ini", o->confdir, o->name) < 0 ? NULL : p;
+}
+
+static char *read_ini_text(const struct gp_attach_opts *o)
+{
+	_cleanup_free_ char *path = ini_path(o);
+	char *buf = NULL;
+
+	if (!path || gp_read_file(path, GP_CTCONF_MAX_SIZE, &buf, NULL) < 0)
+		return NULL;
+	return buf;
+}
+
+/* Puts the ini back as it was before a failed attach: its old text, or no file. */
+static void restore_ini(const struct gp_attach_opts *o, const char *old)
+{
+	_cleanup_free_ char *path = ini_path(o);
+
+	if (!path)
+		return;
+	if (old)
+		gp_write_file_atomic(path, old, strlen(old), 0644, GP_DURABLE);
+	else
+		unlink(path);
+}
+
 static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 		 const struct gp_ctconf *conf, struct lines *old, struct lines *add)
 {
 	const char *remove[2 * MAX_LINES];
+	_cleanup_free_ char *old_ini = NULL;
 	size_t n = 0;
 	int r, w;
 
@@ -296,12 +327,15 @@ static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 		remove[n++] = old->v[i];
 	for (size_t i = 0; i < add->n; i++)
 		remove[n++] = add->v[i];
+	old_ini = read_ini_text(o);
 	r = gp_ctconf_save(o->confdir, o->name, conf);
 	if (r < 0)
 		return r;
 	r = gp_target_edit(t, remove, n, (const char *const *)add->v, add->n);
-	if (r < 0)
+	if (r < 0) {
+		restore_ini(o, old_ini); /* the config is as it was: so is the ini */
 		return r;
+	}
 	w = write_applied(o, add);
 	if (w < 0) {
 		gp_error("Failed to record what was added to \"%s\": %s", t->config, strerror(-w));
