@@ -44,7 +44,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools tests-helpers check-slow fuzz docs install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers check-slow fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 
@@ -94,7 +94,7 @@ $(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c
 tests-helpers: $(FAKECUDA)/.stamp
 
 # libFuzzer targets (clang): make fuzz runs each for FUZZ_SECONDS from its corpus.
-FUZZ_TARGETS := pveconf probe ctconf
+FUZZ_TARGETS := pveconf probe ctconf procfs
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	      -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
@@ -180,6 +180,11 @@ check-slow: deps
 	$(MAKE) all tests-helpers
 	@tests/slow/old-glibc.sh
 
+# The hook's path under valgrind (a dynamically linked build: tests/valgrind.sh says why).
+valgrind: deps
+	$(MAKE) BUILD=build-vg HOOK_STATIC= OPT="-O1 -g" all
+	@tests/valgrind.sh
+
 # docs/findings.md comes from the code's catalogue (a test fails when it is stale).
 docs: all
 	$(BUILD)/gpu-provision findings --format markdown >docs/findings.md
@@ -206,6 +211,6 @@ format-check:
 		tests/unit/*.[ch]
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-vg
 
 -include $(LIB_OBJ:.o=.d) $(PROV_OBJ:.o=.d) $(HOOK_OBJ:.o=.d)

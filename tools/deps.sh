@@ -2,7 +2,7 @@
 # Installs, through apt, the build, test and runtime packages that are missing; nothing else.
 set -eu
 pkgs="gcc make pkg-config lxc lxc-dev libkmod-dev libblkid-dev libinih-dev libjson-c-dev
-zlib1g-dev libcmocka-dev busybox-static kmod debootstrap
+zlib1g-dev libcmocka-dev busybox-static kmod debootstrap valgrind
 clang libclang-rt-14-dev prometheus"
 missing=""
 for p in $pkgs; do
