@@ -11,17 +11,19 @@ hostile_ct() {
 	sed -i 's/^lxc.autodev = 1/lxc.autodev = 0/' "$P/$1/config"
 	rm -rf "$P/$1/rootfs/dev"
 	mkdir -p "$P/$1/rootfs/dev"
+	# A /dev of its own as a distribution has one: lxc-attach wants /dev/null in it.
+	mknod -m 666 "$P/$1/rootfs/dev/null" c 1 3
 	gp --root "$WORK/$1.root" attach "$1" --gpus 0 >/dev/null
-	mkdir -p "$WORK/victim"
-	echo secret >"$WORK/victim/file"
+	mkdir -p "$WORK/victim.d"
+	echo secret >"$WORK/victim.d/file"
 }
 
 # No mount anywhere of the fixture's nodes or the victim, and the victim unchanged.
 host_untouched() {
 	check "host mounts of the nodes" 0 "$(host_mounts_under "$WORK/$1.root/dev")"
-	check "host mounts of the victim" 0 "$(host_mounts_under "$WORK/victim")"
-	check "victim file" secret "$(cat "$WORK/victim/file")"
-	check "victim dir" file "$(ls "$WORK/victim" | tr '\n' ' ' | tr -d ' ')"
+	check "host mounts of the victim" 0 "$(host_mounts_under "$WORK/victim.d")"
+	check "victim file" secret "$(cat "$WORK/victim.d/file")"
+	check "victim dir" file "$(ls "$WORK/victim.d" | tr '\n' ' ' | tr -d ' ')"
 }
 
 refused() { # refused NAME PATTERN (an extended regular expression)
@@ -37,10 +39,10 @@ LXC_OR_HOOK_DEV='was a symbolic link|Failed to open "/dev"|is not a plain direct
 test_hostile_dev_symlink_to_host_dir() {
 	hostile_ct hdev
 	sed -i '/ dev\/shm \| dev\/mqueue /d' "$P/hdev/config"
-	rmdir "$P/hdev/rootfs/dev"
-	ln -s "$WORK/victim" "$P/hdev/rootfs/dev"
+	rm -rf "$P/hdev/rootfs/dev"
+	ln -s "$WORK/victim.d" "$P/hdev/rootfs/dev"
 	refused hdev "$LXC_OR_HOOK_DEV"
-	check "nothing created in the victim dir" file "$(ls "$WORK/victim" | tr -d ' \n')"
+	check "nothing created in the victim dir" file "$(ls "$WORK/victim.d" | tr -d ' \n')"
 }
 
 test_hostile_node_is_a_directory() {
@@ -69,7 +71,7 @@ test_hostile_node_is_a_socket() {
 test_hostile_node_is_a_mount_point() {
 	hostile_ct hmnt
 	touch "$P/hmnt/rootfs/dev/nvidia0"
-	mount --bind "$WORK/victim/file" "$P/hmnt/rootfs/dev/nvidia0"
+	mount --bind "$WORK/victim.d/file" "$P/hmnt/rootfs/dev/nvidia0"
 	if start hmnt; then echo "    started"; stop hmnt; umount "$P/hmnt/rootfs/dev/nvidia0"; return 1; fi
 	umount "$P/hmnt/rootfs/dev/nvidia0"
 	grep -q "/dev/nvidia0 in the container cannot be a mount target" "$P/hmnt.log"
@@ -87,9 +89,9 @@ test_hostile_caps_dir_symlink() {
 	make_root h200-580-open "$WORK/hcap.root"
 	new_container "$P" hcap
 	sed -i 's/^lxc.autodev = 1/lxc.autodev = 0/' "$P/hcap/config"
-	mkdir -p "$P/hcap/rootfs/dev" "$WORK/victim"
-	echo secret >"$WORK/victim/file"
-	ln -s "$WORK/victim" "$P/hcap/rootfs/dev/nvidia-caps"
+	mkdir -p "$P/hcap/rootfs/dev" "$WORK/victim.d"
+	echo secret >"$WORK/victim.d/file"
+	ln -s "$WORK/victim.d" "$P/hcap/rootfs/dev/nvidia-caps"
 	gp --root "$WORK/hcap.root" attach hcap --gpus 0 --caps mig-config >/dev/null
 	refused hcap "/dev/nvidia-caps in the container is not a plain directory"
 }
@@ -111,11 +113,11 @@ test_hostile_unprivileged_dev_symlink() {
 	make_root h200-580-open "$WORK/hun.root"
 	new_container "$P" hun unprivileged
 	sed -i 's/^lxc.autodev = 1/lxc.autodev = 0/' "$P/hun/config"
-	mkdir -p "$WORK/victim"
-	echo secret >"$WORK/victim/file"
+	mkdir -p "$WORK/victim.d"
+	echo secret >"$WORK/victim.d/file"
 	sed -i '/ dev\/shm \| dev\/mqueue /d' "$P/hun/config"
 	rm -rf "$P/hun/rootfs/dev"
-	ln -s "$WORK/victim" "$P/hun/rootfs/dev"
+	ln -s "$WORK/victim.d" "$P/hun/rootfs/dev"
 	gp --root "$WORK/hun.root" attach hun --gpus 0 >/dev/null
 	refused hun "$LXC_OR_HOOK_DEV"
 }
