@@ -77,10 +77,30 @@ static void check_gpus(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	}
 }
 
+/* The kernel's extra firmware directory (firmware_class.path), if one is set. */
+static char *firmware_class_path(const char *root)
+{
+	char *buf = NULL;
+
+	char *trimmed;
+
+	if (gp_read_file_at(root, "/sys/module/firmware_class/parameters/path", 4096, &buf, NULL) <
+	    0)
+		return NULL;
+	trimmed = gp_strtrim(buf);
+	if (!*trimmed) {
+		free(buf);
+		return NULL;
+	}
+	memmove(buf, trimmed, strlen(trimmed) + 1);
+	return buf;
+}
+
 /* The open module needs GSP firmware files of its exact version. */
 static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f)
 {
-	static const char *dirs[] = { "/lib/firmware/nvidia", "/usr/lib/firmware/nvidia" };
+	_cleanup_free_ char *custom = firmware_class_path(ctx->root);
+	const char *dirs[] = { "/lib/firmware", "/usr/lib/firmware", custom };
 	struct gp_finding *x;
 
 	if (ctx->host.flavor != GP_FLAVOR_OPEN)
@@ -90,7 +110,9 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 		glob_t g;
 		bool found;
 
-		if (asprintf(&rel, "%s/%s/gsp_*.bin", dirs[i], ctx->host.version) < 0 ||
+		if (!dirs[i])
+			continue;
+		if (asprintf(&rel, "%s/nvidia/%s/gsp_*.bin", dirs[i], ctx->host.version) < 0 ||
 		    !(pattern = gp_path(ctx->root, rel)))
 			return;
 		found = glob(pattern, 0, NULL, &g) == 0;
@@ -103,8 +125,11 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 	if (!x)
 		return;
 	SET(x->summary, "no GSP firmware files for %s on disk", ctx->host.version);
-	SET(x->evidence, "no /lib/firmware/nvidia/%s/gsp_*.bin; GPU 0 reports GPU Firmware: %s",
-	    ctx->host.version, ctx->host.ngpus ? ctx->host.gpus[0].firmware : "-");
+	SET(x->evidence,
+	    "no nvidia/%s/gsp_*.bin under /lib/firmware, /usr/lib/firmware%s%s; GPU 0 "
+	    "reports GPU Firmware: %s",
+	    ctx->host.version, custom ? " or " : "", custom ? custom : "",
+	    ctx->host.ngpus ? ctx->host.gpus[0].firmware : "-");
 	SET(x->fix,
 	    "install the firmware package of driver %s (the open module does not load "
 	    "without it at the next boot)",

@@ -121,6 +121,13 @@ static void gsp_firmware(void **state)
 	put_file("/lib/firmware/nvidia/580.159.04/gsp_ga10x.bin", "x");
 	assert_int_equal(HOST("gsp-firmware-missing"), 0);
 	cleanup();
+	/* A firmware directory the kernel was told about (firmware_class.path). */
+	scratch("h200-580-open");
+	put_file("/sys/module/firmware_class/parameters/path", "/usr/local/nvidia/firmware\n");
+	assert_int_equal(HOST("gsp-firmware-missing"), 1);
+	put_file("/usr/local/nvidia/firmware/nvidia/580.159.04/gsp_tu10x.bin", "x");
+	assert_int_equal(HOST("gsp-firmware-missing"), 0);
+	cleanup();
 	scratch("quad-550-proprietary"); /* the proprietary module carries its own */
 	assert_int_equal(HOST("gsp-firmware-missing"), 0);
 	cleanup();
