@@ -74,6 +74,9 @@ for i in 1 2 3 4 5; do run_in g1 /bin/cuinit; echo "rc=$?"; done 2>&1 | grep -E 
 say "gpu-provision probe g1 (the real probe: memfd, liblxc attach, real libcuda), 5 runs"
 for i in 1 2 3 4 5; do "$GP" --lxcpath "$P" --confdir "$CONF" probe g1 | head -4; echo "rc=${PIPESTATUS[0]}"; done
 "$GP" --lxcpath "$P" --confdir "$CONF" probe g1 --json | tr -d '\n ' | grep -o '"status":"[a-z]*"\|"cuinit":{[^}]*}\|"devices":\[[^]]*\]'; echo
+say "gpu-provision check --all (host, g1's config, g1 probed), then as Prometheus metrics"
+"$GP" --lxcpath "$P" --confdir "$CONF" check --all; echo "rc=$?"
+"$GP" --lxcpath "$P" --confdir "$CONF" check --all --format prometheus | grep -v '^#'
 say "g1 with uvm's device rule taken away at run time (lxc-cgroup), then probed"
 lxc-cgroup -P "$P" -n g1 devices.deny "c $(awk '$2=="nvidia-uvm"{print $1}' /proc/devices):0 rwm"; echo "lxc-cgroup rc=$?"
 "$GP" --lxcpath "$P" --confdir "$CONF" probe g1; echo "rc=$?"
@@ -98,6 +101,8 @@ lxc-start -P "$P" -n g3 -l DEBUG -o /tmp/g3.log || grep ERROR /tmp/g3.log
 run_in g3 /bin/cuinit; echo "rc=$?"
 say "gpu-provision probe g3 (not attached by us: the recipe without uvm's rule)"
 "$GP" --lxcpath "$P" --confdir "$CONF" probe g3; echo "rc=$?"
+say "gpu-provision check g3 (its config: the recipe's optional binds)"
+"$GP" --lxcpath "$P" --confdir "$CONF" check g3 | sed -n '/^container g3/,$p'; echo "rc=$?"
 lxc-stop -P "$P" -n g3 -k
 
 say "detach g1 restores its config"
