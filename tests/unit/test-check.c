@@ -228,6 +228,9 @@ static void container_configs(void **state)
 	assert_int_equal(raised("cgroup-v1-keys", "101", GP_CG_V1), 0);
 	pve_config("arch: amd64\nlxc.cgroup2.devices.allow: c 195:0 rwm\n");
 	assert_int_equal(raised("cgroup-v1-keys", "101", GP_CG_V2), 0);
+	/* Both keys for the same rule, as LXC's common.conf has them: nothing to say. */
+	pve_config("lxc.cgroup.devices.deny: a\nlxc.cgroup2.devices.deny: a\n");
+	assert_int_equal(raised("cgroup-v1-keys", "101", GP_CG_V2), 0);
 	pve_config(
 	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,optional,create=file\n");
 	assert_int_equal(raised("optional-mount", "101", GP_CG_V2), 1);
