@@ -179,6 +179,18 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 	}
 }
 
+/* True when the v1 device rule at i has its cgroup2 twin (as LXC's common.conf writes both). */
+static bool has_v2_twin(const struct entries *e, size_t i)
+{
+	char twin[96];
+
+	snprintf(twin, sizeof(twin), "lxc.cgroup2.devices.%s", e->v[i].key + 19);
+	for (size_t j = 0; j < e->n; j++)
+		if (strcmp(e->v[j].key, twin) == 0 && strcmp(e->v[j].value, e->v[i].value) == 0)
+			return true;
+	return false;
+}
+
 static void check_entries(const struct gp_check_ctx *ctx, const struct entries *e, const char *name,
 			  struct gp_findings *f)
 {
@@ -191,7 +203,7 @@ static void check_entries(const struct gp_check_ctx *ctx, const struct entries *
 		unpriv |= strcmp(en->key, "lxc.idmap") == 0 ||
 			  (strcmp(en->key, "unprivileged") == 0 && strcmp(en->value, "1") == 0);
 		if (strncmp(en->key, "lxc.cgroup.devices.", 19) == 0 && ctx->layout == GP_CG_V2 &&
-		    !v1 && (x = gp_findings_add(f, "cgroup-v1-keys"))) {
+		    !v1 && !has_v2_twin(e, i) && (x = gp_findings_add(f, "cgroup-v1-keys"))) {
 			v1 = true;
 			SET(x->summary,
 			    "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced", name);
