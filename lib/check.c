@@ -16,17 +16,6 @@
 #include "pveconf.h"
 #include "util.h"
 
-static void __attribute__((format(printf, 3, 4))) put(char *dst, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, size, fmt, ap);
-	va_end(ap);
-}
-
-#define SET(field, ...) put(field, sizeof(field), __VA_ARGS__)
-
 int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *confdir,
 		      const char *lxcpath, bool pve)
 {
@@ -69,11 +58,13 @@ static void check_gpus(const struct gp_check_ctx *ctx, struct gp_findings *f)
 
 		if (!g->excluded || !(x = gp_findings_add(f, "gpu-excluded")))
 			continue;
-		SET(x->summary, "GPU %zu (%s, %s) is excluded by the driver", i, g->pci, g->uuid);
-		SET(x->evidence, "/proc/driver/nvidia/gpus/%s/information: GPU Excluded: Yes",
-		    g->pci);
-		SET(x->fix, "remove it from NVreg_ExcludedGpus (modprobe.d) and reload the driver, "
-			    "or do not select it");
+		GP_SET(x->summary, "GPU %zu (%s, %s) is excluded by the driver", i, g->pci,
+		       g->uuid);
+		GP_SET(x->evidence, "/proc/driver/nvidia/gpus/%s/information: GPU Excluded: Yes",
+		       g->pci);
+		GP_SET(x->fix,
+		       "remove it from NVreg_ExcludedGpus (modprobe.d) and reload the driver, "
+		       "or do not select it");
 	}
 }
 
@@ -124,16 +115,16 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 	x = gp_findings_add(f, "gsp-firmware-missing");
 	if (!x)
 		return;
-	SET(x->summary, "no GSP firmware files for %s on disk", ctx->host.version);
-	SET(x->evidence,
-	    "no nvidia/%s/gsp_*.bin under /lib/firmware, /usr/lib/firmware%s%s; GPU 0 "
-	    "reports GPU Firmware: %s",
-	    ctx->host.version, custom ? " or " : "", custom ? custom : "",
-	    ctx->host.ngpus ? ctx->host.gpus[0].firmware : "-");
-	SET(x->fix,
-	    "install the firmware package of driver %s (the open module does not load "
-	    "without it at the next boot)",
-	    ctx->host.version);
+	GP_SET(x->summary, "no GSP firmware files for %s on disk", ctx->host.version);
+	GP_SET(x->evidence,
+	       "no nvidia/%s/gsp_*.bin under /lib/firmware, /usr/lib/firmware%s%s; GPU 0 "
+	       "reports GPU Firmware: %s",
+	       ctx->host.version, custom ? " or " : "", custom ? custom : "",
+	       ctx->host.ngpus ? ctx->host.gpus[0].firmware : "-");
+	GP_SET(x->fix,
+	       "install the firmware package of driver %s (the open module does not load "
+	       "without it at the next boot)",
+	       ctx->host.version);
 }
 
 static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
@@ -143,20 +134,20 @@ static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	size_t len = 0;
 
 	if (!ctx->host.majors.uvm && (x = gp_findings_add(f, "uvm-not-loaded"))) {
-		SET(x->summary, "nvidia_uvm is not loaded: CUDA cannot initialise anywhere");
-		SET(x->evidence, "no nvidia-uvm line in /proc/devices");
-		SET(x->fix, "gpu-provision prepare  (loads it as the [uvm] policy wants)");
+		GP_SET(x->summary, "nvidia_uvm is not loaded: CUDA cannot initialise anywhere");
+		GP_SET(x->evidence, "no nvidia-uvm line in /proc/devices");
+		GP_SET(x->fix, "gpu-provision prepare  (loads it as the [uvm] policy wants)");
 	}
 	if (ctx->hmm.active != GP_YES || !(x = gp_findings_add(f, "hmm-active")))
 		return;
 	for (size_t i = 0; i < ctx->hmm.n && len < sizeof(ev); i++)
 		len += (size_t)snprintf(ev + len, sizeof(ev) - len, "%s%s", i ? "; " : "",
 					ctx->hmm.evidence[i]);
-	SET(x->summary, "HMM is active in nvidia_uvm (from %s)", ctx->hmm.source);
-	SET(x->evidence, "%s", ev);
-	SET(x->fix,
-	    "gpu-provision prepare --persist, then reload nvidia_uvm (gpu-provision prepare "
-	    "when nothing uses it) or reboot");
+	GP_SET(x->summary, "HMM is active in nvidia_uvm (from %s)", ctx->hmm.source);
+	GP_SET(x->evidence, "%s", ev);
+	GP_SET(x->fix,
+	       "gpu-provision prepare --persist, then reload nvidia_uvm (gpu-provision prepare "
+	       "when nothing uses it) or reboot");
 }
 
 static void node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n,
@@ -170,32 +161,34 @@ static void node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n
 		return;
 	if (lstat(path, &st) < 0) {
 		if ((x = gp_findings_add(f, "host-node-missing"))) {
-			SET(x->summary, "/dev/%s is missing on the host", n->name);
-			SET(x->evidence, "lstat(\"%s\"): no such file; the driver has c %u:%u",
-			    path, n->major, n->minor);
-			SET(x->fix,
-			    "gpu-provision prepare (and enable gpu-provision-prepare.service "
-			    "so it is made at boot)");
+			GP_SET(x->summary, "/dev/%s is missing on the host", n->name);
+			GP_SET(x->evidence, "lstat(\"%s\"): no such file; the driver has c %u:%u",
+			       path, n->major, n->minor);
+			GP_SET(x->fix,
+			       "gpu-provision prepare (and enable gpu-provision-prepare.service "
+			       "so it is made at boot)");
 		}
 		return;
 	}
 	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(n->major, n->minor)) {
 		if ((x = gp_findings_add(f, "host-node-stale"))) {
-			SET(x->summary, "/dev/%s is not today's c %u:%u", n->name, n->major,
-			    n->minor);
-			SET(x->evidence, "%s is %s %u:%u", path,
-			    S_ISCHR(st.st_mode) ? "c" : "not a char device", major(st.st_rdev),
-			    minor(st.st_rdev));
-			SET(x->fix, "gpu-provision prepare  (replaces stale nodes)");
+			GP_SET(x->summary, "/dev/%s is not today's c %u:%u", n->name, n->major,
+			       n->minor);
+			GP_SET(x->evidence, "%s is %s %u:%u", path,
+			       S_ISCHR(st.st_mode) ? "c" : "not a char device", major(st.st_rdev),
+			       minor(st.st_rdev));
+			GP_SET(x->fix, "gpu-provision prepare  (replaces stale nodes)");
 		}
 		return;
 	}
 	if (((st.st_mode & 07777) != n->mode || st.st_uid != n->uid || st.st_gid != n->gid) &&
 	    (x = gp_findings_add(f, "host-node-mode"))) {
-		SET(x->summary, "/dev/%s has mode %04o %u:%u, the driver asks %04o %u:%u", n->name,
-		    st.st_mode & 07777, st.st_uid, st.st_gid, n->mode, n->uid, n->gid);
-		SET(x->evidence, "%s; /proc/driver/nvidia/params (DeviceFileMode/UID/GID)", path);
-		SET(x->fix, "chmod %04o %s && chown %u:%u %s", n->mode, path, n->uid, n->gid, path);
+		GP_SET(x->summary, "/dev/%s has mode %04o %u:%u, the driver asks %04o %u:%u",
+		       n->name, st.st_mode & 07777, st.st_uid, st.st_gid, n->mode, n->uid, n->gid);
+		GP_SET(x->evidence, "%s; /proc/driver/nvidia/params (DeviceFileMode/UID/GID)",
+		       path);
+		GP_SET(x->fix, "chmod %04o %s && chown %u:%u %s", n->mode, path, n->uid, n->gid,
+		       path);
 	}
 }
 
@@ -254,21 +247,21 @@ static void check_daemons(const struct gp_check_ctx *ctx, struct gp_findings *f)
 
 	if (process_running(ctx->root, "nvidia-persiste") == 0 &&
 	    (x = gp_findings_add(f, "persistenced-missing"))) {
-		SET(x->summary, "nvidia-persistenced is not running");
-		SET(x->evidence, "no process named nvidia-persistenced");
-		SET(x->fix,
-		    "systemctl enable --now nvidia-persistenced  (keeps the GPUs initialised "
-		    "between container starts)");
+		GP_SET(x->summary, "nvidia-persistenced is not running");
+		GP_SET(x->evidence, "no process named nvidia-persistenced");
+		GP_SET(x->fix,
+		       "systemctl enable --now nvidia-persistenced  (keeps the GPUs initialised "
+		       "between container starts)");
 	}
 	if (has_nvswitch(ctx->root) && process_running(ctx->root, "nv-fabricmanage") == 0 &&
 	    (x = gp_findings_add(f, "fabric-manager-missing"))) {
-		SET(x->summary, "NVSwitch system without the fabric manager");
-		SET(x->evidence, "/proc/driver/nvidia-nvswitch/devices lists switches; no "
-				 "nv-fabricmanager process");
-		SET(x->fix,
-		    "install nvidia-fabricmanager %s and systemctl enable --now "
-		    "nvidia-fabricmanager",
-		    ctx->host.version);
+		GP_SET(x->summary, "NVSwitch system without the fabric manager");
+		GP_SET(x->evidence, "/proc/driver/nvidia-nvswitch/devices lists switches; no "
+				    "nv-fabricmanager process");
+		GP_SET(x->fix,
+		       "install nvidia-fabricmanager %s and systemctl enable --now "
+		       "nvidia-fabricmanager",
+		       ctx->host.version);
 	}
 }
 
@@ -286,11 +279,11 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 
 	if (ctx->hmm.would_be_active == GP_YES && ctx->cmdline &&
 	    !strstr(ctx->cmdline, "nokaslr") && (x = gp_findings_add(f, "nokaslr-hint"))) {
-		SET(x->summary, "HMM would be active, and the kernel runs with KASLR");
-		SET(x->evidence, "/proc/cmdline has no nokaslr");
-		SET(x->fix,
-		    "keep uvm_disable_hmm=1 (gpu-provision prepare --persist), or add nokaslr "
-		    "to the kernel command line");
+		GP_SET(x->summary, "HMM would be active, and the kernel runs with KASLR");
+		GP_SET(x->evidence, "/proc/cmdline has no nokaslr");
+		GP_SET(x->fix,
+		       "keep uvm_disable_hmm=1 (gpu-provision prepare --persist), or add nokaslr "
+		       "to the kernel command line");
 	}
 	for (size_t i = 0; ctx->kmsg && i < GP_ARRAY_SIZE(kmsg_signatures); i++) {
 		const char *hit = strstr(ctx->kmsg, kmsg_signatures[i]);
@@ -298,10 +291,11 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 
 		if (!hit || !(x = gp_findings_add(f, "kmsg-signature")))
 			continue;
-		SET(x->summary, "the kernel log has \"%s\"", kmsg_signatures[i]);
-		SET(x->evidence, "%.*s", eol ? (int)(eol - hit) : 200, hit);
-		SET(x->fix, "see the driver's messages around it (dmesg | grep -i nvrm); for HMM: "
-			    "gpu-provision prepare --persist");
+		GP_SET(x->summary, "the kernel log has \"%s\"", kmsg_signatures[i]);
+		GP_SET(x->evidence, "%.*s", eol ? (int)(eol - hit) : 200, hit);
+		GP_SET(x->fix,
+		       "see the driver's messages around it (dmesg | grep -i nvrm); for HMM: "
+		       "gpu-provision prepare --persist");
 	}
 }
 
@@ -311,10 +305,10 @@ void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f)
 
 	if (!ctx->host.driver_loaded) {
 		if ((x = gp_findings_add(f, "driver-missing"))) {
-			SET(x->summary, "the NVIDIA driver is not loaded");
-			SET(x->evidence, "no /proc/driver/nvidia/version");
-			SET(x->fix,
-			    "gpu-provision prepare  (modprobe nvidia), or install the driver");
+			GP_SET(x->summary, "the NVIDIA driver is not loaded");
+			GP_SET(x->evidence, "no /proc/driver/nvidia/version");
+			GP_SET(x->fix,
+			       "gpu-provision prepare  (modprobe nvidia), or install the driver");
 		}
 		return;
 	}

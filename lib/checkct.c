@@ -26,17 +26,6 @@ struct entries {
 	bool pve;
 };
 
-static void __attribute__((format(printf, 3, 4))) put(char *dst, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, size, fmt, ap);
-	va_end(ap);
-}
-
-#define SET(field, ...) put(field, sizeof(field), __VA_ARGS__)
-
 static int collect(const char *key, const char *value, const char *file, unsigned int line,
 		   void *user)
 {
@@ -126,17 +115,17 @@ static void check_hooks(const struct entries *e, const char *name, const struct 
 		if (sscanf(e->v[i].value, "%511s", bin) != 1 || access(bin, X_OK) == 0)
 			continue;
 		if ((x = gp_findings_add(f, "hook-binary-missing"))) {
-			SET(x->summary, "%s's %s names %s, which is not there", name, e->v[i].key,
-			    bin);
-			SET(x->evidence, "%s: %s = %s", e->path, e->v[i].key, e->v[i].value);
-			SET(x->fix, "make install, then gpu-provision sync %s", name);
+			GP_SET(x->summary, "%s's %s names %s, which is not there", name,
+			       e->v[i].key, bin);
+			GP_SET(x->evidence, "%s: %s = %s", e->path, e->v[i].key, e->v[i].value);
+			GP_SET(x->fix, "make install, then gpu-provision sync %s", name);
 		}
 	}
 	if (conf && strcmp(conf->mode, "devn") != 0 && !any &&
 	    (x = gp_findings_add(f, "hook-missing"))) {
-		SET(x->summary, "%s has GPUs in its ini but no gpu-hook in its config", name);
-		SET(x->evidence, "%s has no lxc.hook.* line naming gpu-hook", e->path);
-		SET(x->fix, "gpu-provision attach %s", name);
+		GP_SET(x->summary, "%s has GPUs in its ini but no gpu-hook in its config", name);
+		GP_SET(x->evidence, "%s has no lxc.hook.* line naming gpu-hook", e->path);
+		GP_SET(x->fix, "gpu-provision attach %s", name);
 	}
 }
 
@@ -171,11 +160,13 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 		if (!c || !(c = strstr(c, "c ")) || sscanf(c, "c %u:%u", &major, &minor) != 2 ||
 		    rule_wanted(&plan, major, minor) || !(x = gp_findings_add(f, "rule-stale")))
 			continue;
-		SET(x->summary, "%s allows c %u:%u, which is no NVIDIA node today", name, major,
-		    minor);
-		SET(x->evidence, "%s (written by attach); today nvidia-uvm is %u, nvidia-caps %u",
-		    l, ctx->host.majors.uvm, ctx->host.majors.caps);
-		SET(x->fix, "gpu-provision sync %s  (rewrites the rules for today's majors)", name);
+		GP_SET(x->summary, "%s allows c %u:%u, which is no NVIDIA node today", name, major,
+		       minor);
+		GP_SET(x->evidence,
+		       "%s (written by attach); today nvidia-uvm is %u, nvidia-caps %u", l,
+		       ctx->host.majors.uvm, ctx->host.majors.caps);
+		GP_SET(x->fix, "gpu-provision sync %s  (rewrites the rules for today's majors)",
+		       name);
 	}
 }
 
@@ -205,10 +196,12 @@ static void check_entries(const struct gp_check_ctx *ctx, const struct entries *
 		if (strncmp(en->key, "lxc.cgroup.devices.", 19) == 0 && ctx->layout == GP_CG_V2 &&
 		    !v1 && !has_v2_twin(e, i) && (x = gp_findings_add(f, "cgroup-v1-keys"))) {
 			v1 = true;
-			SET(x->summary,
-			    "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced", name);
-			SET(x->evidence, "%s: %s = %s", e->path, en->key, en->value);
-			SET(x->fix,
+			GP_SET(x->summary,
+			       "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
+			       name);
+			GP_SET(x->evidence, "%s: %s = %s", e->path, en->key, en->value);
+			GP_SET(
+			    x->fix,
 			    "write them as lxc.cgroup2.devices.*; gpu-provision sync %s does for "
 			    "its own",
 			    name);
@@ -216,27 +209,27 @@ static void check_entries(const struct gp_check_ctx *ctx, const struct entries *
 		if (strcmp(en->key, "lxc.mount.entry") == 0 &&
 		    strncmp(en->value, "/dev/nvidia", 11) == 0 && strstr(en->value, "optional") &&
 		    (x = gp_findings_add(f, "optional-mount"))) {
-			SET(x->summary,
-			    "%s binds an NVIDIA node with optional: a missing node is skipped "
-			    "silently",
-			    name);
-			SET(x->evidence, "%s: lxc.mount.entry = %s", e->path, en->value);
-			SET(x->fix,
-			    "drop the line and let gpu-hook bind it: gpu-provision attach %s",
-			    name);
+			GP_SET(x->summary,
+			       "%s binds an NVIDIA node with optional: a missing node is skipped "
+			       "silently",
+			       name);
+			GP_SET(x->evidence, "%s: lxc.mount.entry = %s", e->path, en->value);
+			GP_SET(x->fix,
+			       "drop the line and let gpu-hook bind it: gpu-provision attach %s",
+			       name);
 		}
 	}
 	if (unpriv && ctx->host.driver_loaded && (ctx->host.params.mode & 0006) != 0006 &&
 	    (x = gp_findings_add(f, "unprivileged-node-mode"))) {
-		SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
-		    ctx->host.params.mode, ctx->host.params.gid);
-		SET(x->evidence,
-		    "/proc/driver/nvidia/params: DeviceFileMode %u, DeviceFileGID %u; "
-		    "the host group is not mapped into the container",
-		    ctx->host.params.mode, ctx->host.params.gid);
-		SET(x->fix,
-		    "options nvidia NVreg_DeviceFileMode=0666 in modprobe.d, or map that group "
-		    "into the container (lxc.idmap g ...)");
+		GP_SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
+		       ctx->host.params.mode, ctx->host.params.gid);
+		GP_SET(x->evidence,
+		       "/proc/driver/nvidia/params: DeviceFileMode %u, DeviceFileGID %u; "
+		       "the host group is not mapped into the container",
+		       ctx->host.params.mode, ctx->host.params.gid);
+		GP_SET(x->fix,
+		       "options nvidia NVreg_DeviceFileMode=0666 in modprobe.d, or map that group "
+		       "into the container (lxc.idmap g ...)");
 	}
 }
 
@@ -256,11 +249,12 @@ static void check_pve_duplicates(const struct entries *e, const char *name, stru
 			    e->v[j].value[strlen(node)] != ' ' ||
 			    !(x = gp_findings_add(f, "pve-duplicate")))
 				continue;
-			SET(x->summary, "%s gives %s twice: %s and lxc.mount.entry", name, node,
-			    e->v[i].key);
-			SET(x->evidence, "%s: %s: %s; lxc.mount.entry: %s", e->path, e->v[i].key,
-			    e->v[i].value, e->v[j].value);
-			SET(x->fix,
+			GP_SET(x->summary, "%s gives %s twice: %s and lxc.mount.entry", name, node,
+			       e->v[i].key);
+			GP_SET(x->evidence, "%s: %s: %s; lxc.mount.entry: %s", e->path, e->v[i].key,
+			       e->v[i].value, e->v[j].value);
+			GP_SET(
+			    x->fix,
 			    "keep one of them (gpu-provision attach %s --mode devn or --mode hook "
 			    "writes one set)",
 			    name);

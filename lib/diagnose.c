@@ -12,17 +12,6 @@
 	"load nvidia_uvm with uvm_disable_hmm=1: \"gpu-provision prepare\" reloads it when "       \
 	"nothing uses it; \"gpu-provision prepare --persist\" and a reboot otherwise"
 
-static void __attribute__((format(printf, 3, 4))) put(char *dst, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, size, fmt, ap);
-	va_end(ap);
-}
-
-#define SET(field, ...) put(field, sizeof(field), __VA_ARGS__)
-
 static const struct gp_probe_node *seen_node(const struct gp_probe_result *r, const char *name)
 {
 	for (size_t i = 0; i < r->nnodes; i++)
@@ -48,59 +37,61 @@ static void node_finding(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, "node-missing");
 		if (!x)
 			return;
-		SET(x->summary, "/dev/%s is missing in container %s", want->name, e->name);
-		SET(x->evidence, "stat(\"/dev/%s\") failed inside; expected c %u:%u", want->name,
-		    want->major, want->minor);
-		SET(x->fix, "restart the container so that gpu-hook binds it (check its log for "
-			    "gpu-hook errors); on the host: gpu-provision prepare");
+		GP_SET(x->summary, "/dev/%s is missing in container %s", want->name, e->name);
+		GP_SET(x->evidence, "stat(\"/dev/%s\") failed inside; expected c %u:%u", want->name,
+		       want->major, want->minor);
+		GP_SET(x->fix, "restart the container so that gpu-hook binds it (check its log for "
+			       "gpu-hook errors); on the host: gpu-provision prepare");
 		return;
 	}
 	if (!n->is_chr || n->major != want->major || n->minor != want->minor) {
 		x = gp_findings_add(f, "node-stale");
 		if (!x)
 			return;
-		SET(x->summary, "/dev/%s in container %s is not today's c %u:%u", want->name,
-		    e->name, want->major, want->minor);
-		SET(x->evidence, "inside: %s %u:%u", n->is_chr ? "c" : "not a char device",
-		    n->major, n->minor);
-		SET(x->fix,
-		    "remove the static mount entry or node for it and restart the container: "
-		    "gpu-hook binds today's node");
+		GP_SET(x->summary, "/dev/%s in container %s is not today's c %u:%u", want->name,
+		       e->name, want->major, want->minor);
+		GP_SET(x->evidence, "inside: %s %u:%u", n->is_chr ? "c" : "not a char device",
+		       n->major, n->minor);
+		GP_SET(x->fix,
+		       "remove the static mount entry or node for it and restart the container: "
+		       "gpu-hook binds today's node");
 		return;
 	}
 	if (n->open_errno == EPERM) {
 		x = gp_findings_add(f, "node-cgroup");
 		if (!x)
 			return;
-		SET(x->summary, "the device cgroup of %s refuses /dev/%s", e->name, want->name);
-		SET(x->evidence,
-		    "open(\"/dev/%s\", O_RDWR) = EPERM inside; no allow rule for c %u:%u",
-		    want->name, want->major, want->minor);
-		SET(x->fix,
-		    "gpu-provision attach %s  (rewrites the rules for today's majors), then "
-		    "restart it",
-		    e->name);
+		GP_SET(x->summary, "the device cgroup of %s refuses /dev/%s", e->name, want->name);
+		GP_SET(x->evidence,
+		       "open(\"/dev/%s\", O_RDWR) = EPERM inside; no allow rule for c %u:%u",
+		       want->name, want->major, want->minor);
+		GP_SET(x->fix,
+		       "gpu-provision attach %s  (rewrites the rules for today's majors), then "
+		       "restart it",
+		       e->name);
 	} else if (n->open_errno == EACCES) {
 		x = gp_findings_add(f, "node-mode");
 		if (!x)
 			return;
-		SET(x->summary, "/dev/%s is not open to the probe's user in %s", want->name,
-		    e->name);
-		SET(x->evidence, "open(O_RDWR) = EACCES; host mode %04o uid %u gid %u", want->mode,
-		    want->uid, want->gid);
-		SET(x->fix,
+		GP_SET(x->summary, "/dev/%s is not open to the probe's user in %s", want->name,
+		       e->name);
+		GP_SET(x->evidence, "open(O_RDWR) = EACCES; host mode %04o uid %u gid %u",
+		       want->mode, want->uid, want->gid);
+		GP_SET(
+		    x->fix,
 		    "set the driver's NVreg_DeviceFileMode/UID/GID (modprobe.d) so the "
 		    "container's users can open it, or run the workload as a user in that group");
 	} else if ((n->open_errno == ENXIO || n->open_errno == ENODEV) && !e->fixture_host) {
 		x = gp_findings_add(f, "node-no-driver");
 		if (!x)
 			return;
-		SET(x->summary, "no driver answers /dev/%s (c %u:%u)", want->name, want->major,
-		    want->minor);
-		SET(x->evidence, "open(O_RDWR) = %s inside",
-		    n->open_errno == ENXIO ? "ENXIO" : "ENODEV");
-		SET(x->fix, "on the host: gpu-provision prepare  (loads the modules), then check "
-			    "gpu-provision host");
+		GP_SET(x->summary, "no driver answers /dev/%s (c %u:%u)", want->name, want->major,
+		       want->minor);
+		GP_SET(x->evidence, "open(O_RDWR) = %s inside",
+		       n->open_errno == ENXIO ? "ENXIO" : "ENODEV");
+		GP_SET(x->fix,
+		       "on the host: gpu-provision prepare  (loads the modules), then check "
+		       "gpu-provision host");
 	}
 }
 
@@ -126,21 +117,22 @@ static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, "libcuda-missing");
 		if (!x)
 			return;
-		SET(x->summary, "no libcuda.so.1 in container %s", e->name);
-		SET(x->evidence, "dlopen(\"libcuda.so.1\") failed inside; host driver %s", host);
-		SET(x->fix,
-		    "install the driver's user space of exactly %s in the container without "
-		    "its kernel module: sh NVIDIA-Linux-x86_64-%s.run --no-kernel-module (or "
-		    "the distribution's libcuda package of that version)",
-		    host, host);
+		GP_SET(x->summary, "no libcuda.so.1 in container %s", e->name);
+		GP_SET(x->evidence, "dlopen(\"libcuda.so.1\") failed inside; host driver %s", host);
+		GP_SET(x->fix,
+		       "install the driver's user space of exactly %s in the container without "
+		       "its kernel module: sh NVIDIA-Linux-x86_64-%s.run --no-kernel-module (or "
+		       "the distribution's libcuda package of that version)",
+		       host, host);
 		return;
 	}
 	if (r->symbols_missing) {
 		x = gp_findings_add(f, "libcuda-broken");
 		if (x) {
-			SET(x->summary, "%s is not a usable libcuda", r->libcuda_path);
-			SET(x->evidence, "cuInit or cuDriverGetVersion missing from it");
-			SET(x->fix, "reinstall the driver's user space %s in the container", host);
+			GP_SET(x->summary, "%s is not a usable libcuda", r->libcuda_path);
+			GP_SET(x->evidence, "cuInit or cuDriverGetVersion missing from it");
+			GP_SET(x->fix, "reinstall the driver's user space %s in the container",
+			       host);
 		}
 		return;
 	}
@@ -149,14 +141,14 @@ static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, "driver-mismatch");
 		if (!x)
 			return;
-		SET(x->summary, "libcuda %s in %s, kernel module %s on the host", r->libcuda_suffix,
-		    e->name, host);
-		SET(x->evidence, "loaded %s; /proc/driver/nvidia/version says %s", r->libcuda_path,
-		    host);
-		SET(x->fix,
-		    "install user space %s in the container: sh NVIDIA-Linux-x86_64-%s.run "
-		    "--no-kernel-module",
-		    host, host);
+		GP_SET(x->summary, "libcuda %s in %s, kernel module %s on the host",
+		       r->libcuda_suffix, e->name, host);
+		GP_SET(x->evidence, "loaded %s; /proc/driver/nvidia/version says %s",
+		       r->libcuda_path, host);
+		GP_SET(x->fix,
+		       "install user space %s in the container: sh NVIDIA-Linux-x86_64-%s.run "
+		       "--no-kernel-module",
+		       host, host);
 	}
 }
 
@@ -190,21 +182,21 @@ static void check_hang(struct gp_findings *f, const struct gp_expect *e,
 		if (!x)
 			return;
 		hmm_evidence(ev, sizeof(ev), e->hmm);
-		SET(x->summary, "cuInit hung in %s", e->name);
-		SET(x->evidence, "no answer within %d s; the process was in state %c%s%s; %s",
-		    e->timeout_ms / 1000, r->state ? r->state : '?',
-		    r->state == 'D' ? " (stuck in the kernel)" : "",
-		    r->reaped ? "" : "; it could not be reaped", ev);
-		SET(x->fix, "%s; or boot the host with nokaslr", HMM_FIX);
+		GP_SET(x->summary, "cuInit hung in %s", e->name);
+		GP_SET(x->evidence, "no answer within %d s; the process was in state %c%s%s; %s",
+		       e->timeout_ms / 1000, r->state ? r->state : '?',
+		       r->state == 'D' ? " (stuck in the kernel)" : "",
+		       r->reaped ? "" : "; it could not be reaped", ev);
+		GP_SET(x->fix, "%s; or boot the host with nokaslr", HMM_FIX);
 		return;
 	}
 	x = gp_findings_add(f, "probe-timeout");
 	if (x) {
-		SET(x->summary, "the probe did not finish in %s", e->name);
-		SET(x->evidence, "no end within %d s, before cuInit; state %c",
-		    e->timeout_ms / 1000, r->state ? r->state : '?');
-		SET(x->fix, "raise [probe] timeout, or look at what blocks in the container "
-			    "(dlopen of libcuda, a slow filesystem)");
+		GP_SET(x->summary, "the probe did not finish in %s", e->name);
+		GP_SET(x->evidence, "no end within %d s, before cuInit; state %c",
+		       e->timeout_ms / 1000, r->state ? r->state : '?');
+		GP_SET(x->fix, "raise [probe] timeout, or look at what blocks in the container "
+			       "(dlopen of libcuda, a slow filesystem)");
 	}
 }
 
@@ -219,13 +211,13 @@ static void cuinit_3(struct gp_findings *f, const struct gp_expect *e)
 	if (!x)
 		return;
 	hmm_evidence(ev, sizeof(ev), e->hmm);
-	SET(x->summary, "cuInit returned 3 (CUDA_ERROR_NOT_INITIALIZED) in %s", e->name);
-	SET(x->evidence, "%s", ev);
+	GP_SET(x->summary, "cuInit returned 3 (CUDA_ERROR_NOT_INITIALIZED) in %s", e->name);
+	GP_SET(x->evidence, "%s", ev);
 	if (strcmp(x->id, "cuinit-hmm") == 0)
-		SET(x->fix, "%s", HMM_FIX);
+		GP_SET(x->fix, "%s", HMM_FIX);
 	else
-		SET(x->fix,
-		    "look at the kernel log (dmesg | grep -i nvrm) for the driver's reason");
+		GP_SET(x->fix,
+		       "look at the kernel log (dmesg | grep -i nvrm) for the driver's reason");
 }
 
 static void cuinit_999(struct gp_findings *f, const struct gp_expect *e,
@@ -236,23 +228,23 @@ static void cuinit_999(struct gp_findings *f, const struct gp_expect *e,
 
 	if (!x)
 		return;
-	SET(x->summary, "cuInit returned 999 (CUDA_ERROR_UNKNOWN) in %s: nvidia-uvm unreachable",
-	    e->name);
-	SET(x->evidence, "/dev/nvidia-uvm inside: %s",
-	    !uvm || !uvm->exists       ? "missing"
-	    : uvm->open_errno == EPERM ? "open = EPERM (device cgroup)"
-	    : uvm->open_errno	       ? strerror(uvm->open_errno)
-				       : "opens");
+	GP_SET(x->summary, "cuInit returned 999 (CUDA_ERROR_UNKNOWN) in %s: nvidia-uvm unreachable",
+	       e->name);
+	GP_SET(x->evidence, "/dev/nvidia-uvm inside: %s",
+	       !uvm || !uvm->exists	  ? "missing"
+	       : uvm->open_errno == EPERM ? "open = EPERM (device cgroup)"
+	       : uvm->open_errno	  ? strerror(uvm->open_errno)
+					  : "opens");
 	if (!uvm || !uvm->exists)
-		SET(x->fix,
-		    "on the host: gpu-provision prepare (makes /dev/nvidia-uvm), then "
-		    "restart %s",
-		    e->name);
+		GP_SET(x->fix,
+		       "on the host: gpu-provision prepare (makes /dev/nvidia-uvm), then "
+		       "restart %s",
+		       e->name);
 	else
-		SET(x->fix,
-		    "gpu-provision attach %s  (allows c %u:0 and c %u:1, nvidia-uvm's "
-		    "major today), then restart it",
-		    e->name, e->host->majors.uvm, e->host->majors.uvm);
+		GP_SET(x->fix,
+		       "gpu-provision attach %s  (allows c %u:0 and c %u:1, nvidia-uvm's "
+		       "major today), then restart it",
+		       e->name, e->host->majors.uvm, e->host->majors.uvm);
 }
 
 static void cuinit_other(struct gp_findings *f, const struct gp_expect *e,
@@ -290,10 +282,11 @@ static void cuinit_other(struct gp_findings *f, const struct gp_expect *e,
 	x = gp_findings_add(f, id);
 	if (!x)
 		return;
-	SET(x->summary, "cuInit returned %d (%s) in %s", r->cuinit_code, r->cuinit_name, e->name);
-	SET(x->evidence, "libcuda %s (%s), driver API %d; host driver %s", r->libcuda_suffix,
-	    r->libcuda_path, r->driver_version, e->host->version);
-	SET(x->fix, "%s", fix);
+	GP_SET(x->summary, "cuInit returned %d (%s) in %s", r->cuinit_code, r->cuinit_name,
+	       e->name);
+	GP_SET(x->evidence, "libcuda %s (%s), driver API %d; host driver %s", r->libcuda_suffix,
+	       r->libcuda_path, r->driver_version, e->host->version);
+	GP_SET(x->fix, "%s", fix);
 }
 
 static bool device_seen(const struct gp_probe_result *r, const struct gp_gpu *g)
@@ -323,12 +316,12 @@ static void check_devices(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, "gpu-missing");
 		if (!x)
 			continue;
-		SET(x->summary, "GPU %zu (%s) is not visible in %s", i, e->host->gpus[i].uuid,
-		    e->name);
-		SET(x->evidence, "CUDA sees %d device(s); /dev/nvidia%u expected", r->ndevices,
-		    e->host->gpus[i].minor);
-		SET(x->fix, "restart %s; if it stays, check its /dev/nvidia%u and cgroup rules",
-		    e->name, e->host->gpus[i].minor);
+		GP_SET(x->summary, "GPU %zu (%s) is not visible in %s", i, e->host->gpus[i].uuid,
+		       e->name);
+		GP_SET(x->evidence, "CUDA sees %d device(s); /dev/nvidia%u expected", r->ndevices,
+		       e->host->gpus[i].minor);
+		GP_SET(x->fix, "restart %s; if it stays, check its /dev/nvidia%u and cgroup rules",
+		       e->name, e->host->gpus[i].minor);
 	}
 	for (int i = 0; e->attached && i < r->ndevices; i++) {
 		if (device_selected(e, r->devices[i].uuid))
@@ -336,12 +329,13 @@ static void check_devices(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, "gpu-extra");
 		if (!x)
 			continue;
-		SET(x->summary, "%s sees %s, which it was not given", e->name, r->devices[i].uuid);
-		SET(x->evidence, "CUDA device %d at %s", i, r->devices[i].pci);
-		SET(x->fix,
-		    "remove static lxc.mount.entry or devN lines for other GPUs and any "
-		    "broad rule such as c 195:* rwm; gpu-provision attach %s --gpus ...",
-		    e->name);
+		GP_SET(x->summary, "%s sees %s, which it was not given", e->name,
+		       r->devices[i].uuid);
+		GP_SET(x->evidence, "CUDA device %d at %s", i, r->devices[i].pci);
+		GP_SET(x->fix,
+		       "remove static lxc.mount.entry or devN lines for other GPUs and any "
+		       "broad rule such as c 195:* rwm; gpu-provision attach %s --gpus ...",
+		       e->name);
 	}
 }
 
@@ -353,25 +347,25 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 	if (r->signal) {
 		x = gp_findings_add(f, "probe-crashed");
 		if (x) {
-			SET(x->summary, "the probe died of signal %d in %s", r->signal, e->name);
-			SET(x->evidence, "%s",
-			    r->reached_cuinit ? "inside cuInit" : "before cuInit");
-			SET(x->fix,
-			    "a crash inside libcuda: reinstall the driver's user space %s in "
-			    "the container",
-			    e->host->version);
+			GP_SET(x->summary, "the probe died of signal %d in %s", r->signal, e->name);
+			GP_SET(x->evidence, "%s",
+			       r->reached_cuinit ? "inside cuInit" : "before cuInit");
+			GP_SET(x->fix,
+			       "a crash inside libcuda: reinstall the driver's user space %s in "
+			       "the container",
+			       e->host->version);
 		}
 		return;
 	}
 	x = gp_findings_add(f, "probe-output");
 	if (x) {
-		SET(x->summary, "the probe's report from %s is incomplete", e->name);
-		SET(x->evidence, "exit code %d, %s", r->exit_code,
-		    r->cuinit_done ? "after cuInit" : "before cuInit");
-		SET(x->fix,
-		    "run gpu-provision probe %s again; if it repeats, look at the "
-		    "container's libc and libcuda",
-		    e->name);
+		GP_SET(x->summary, "the probe's report from %s is incomplete", e->name);
+		GP_SET(x->evidence, "exit code %d, %s", r->exit_code,
+		       r->cuinit_done ? "after cuInit" : "before cuInit");
+		GP_SET(x->fix,
+		       "run gpu-provision probe %s again; if it repeats, look at the "
+		       "container's libc and libcuda",
+		       e->name);
 	}
 }
 
@@ -380,19 +374,19 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 	if (!e->attached) {
 		struct gp_finding *x = gp_findings_add(f, "not-attached");
 		if (x) {
-			SET(x->summary, "%s has no GPU ini: which GPUs it should see is unknown",
-			    e->name);
-			SET(x->evidence, "no <confdir>/%s.ini", e->name);
-			SET(x->fix, "gpu-provision attach %s --gpus SEL", e->name);
+			GP_SET(x->summary, "%s has no GPU ini: which GPUs it should see is unknown",
+			       e->name);
+			GP_SET(x->evidence, "no <confdir>/%s.ini", e->name);
+			GP_SET(x->fix, "gpu-provision attach %s --gpus SEL", e->name);
 		}
 	}
 	if (e->fixture_host) {
 		struct gp_finding *x = gp_findings_add(f, "fixture-host");
 		if (x) {
-			SET(x->summary, "the host is a capture given with --root");
-			SET(x->evidence,
-			    "its nodes reach no driver on this machine: an open that "
-			    "passes the device cgroup ends in ENXIO, which is not reported");
+			GP_SET(x->summary, "the host is a capture given with --root");
+			GP_SET(x->evidence,
+			       "its nodes reach no driver on this machine: an open that "
+			       "passes the device cgroup ends in ENXIO, which is not reported");
 		}
 	}
 	check_nodes(f, e, r);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The catalogue of findings and their rendering. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "findings.h"
@@ -116,6 +118,15 @@ struct gp_finding *gp_findings_add(struct gp_findings *f, const char *id)
 		return x;
 	}
 	return NULL;
+}
+
+void gp_finding_put(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, size, fmt, ap);
+	va_end(ap);
 }
 
 int gp_findings_errors(const struct gp_findings *f)

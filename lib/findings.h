@@ -39,6 +39,11 @@ extern const size_t gp_finding_nkinds;
  */
 struct gp_finding *gp_findings_add(struct gp_findings *f, const char *id);
 
+/* snprintf into a finding's field; GP_SET(x->summary, "...", ...) sizes it from the field. */
+void gp_finding_put(char *dst, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define GP_SET(field, ...) gp_finding_put(field, sizeof(field), __VA_ARGS__)
+
 /* True when any finding is an error. */
 int gp_findings_errors(const struct gp_findings *f);
 

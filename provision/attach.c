@@ -35,17 +35,23 @@ static int fill(const struct gp_cli *cli, const char *verb, struct gp_attach_opt
 		gp_error("--confdir must be an absolute path");
 		return -EINVAL;
 	}
+	gp_cli_attach_opts(cli, cli->args[1], hook, o);
+	return find_hook(hook, size) < 0 ? -ENOENT : 0;
+}
+
+void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *hook,
+			struct gp_attach_opts *o)
+{
 	*o = (struct gp_attach_opts){ .root = cli->root,
 				      .confdir = cli->confdir,
 				      .lxcpath = cli->lxcpath,
-				      .name = cli->args[1],
+				      .name = name,
 				      .gpus = cli->gpus,
 				      .caps = cli->caps,
 				      .hook = hook,
 				      .mode = cli->mode,
 				      .pve = cli->pve,
 				      .dry_run = cli->dry_run };
-	return find_hook(hook, size) < 0 ? -ENOENT : 0;
 }
 
 static int exit_code(int r)

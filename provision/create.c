@@ -34,16 +34,7 @@ int gp_cmd_create(const struct gp_cli *cli)
 		gp_error("gpu-hook is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
 		return 3;
 	}
-	o.attach = (struct gp_attach_opts){ .root = cli->root,
-					    .confdir = cli->confdir,
-					    .lxcpath = cli->lxcpath,
-					    .name = cli->args[1],
-					    .gpus = cli->gpus,
-					    .caps = cli->caps,
-					    .hook = hook,
-					    .mode = cli->mode,
-					    .pve = cli->pve,
-					    .dry_run = cli->dry_run };
+	gp_cli_attach_opts(cli, cli->args[1], hook, &o.attach);
 	r = gp_create(&o);
 	if (r == 0 && !cli->dry_run)
 		printf("created %s%s\n", o.attach.name, o.attach.gpus ? " with GPUs" : "");
