@@ -66,27 +66,21 @@ int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct
 	return missing ? -EACCES : 0;
 }
 
-static int build_plan(const char *root, const struct gp_ctconf *conf, struct gp_plan *plan,
-		      bool *modify)
+static int build_plan(const char *root, const struct gp_ctconf *conf, const struct gp_host *host,
+		      struct gp_plan *plan)
 {
-	struct gp_host host;
 	bool chosen[GP_MAX_GPUS];
 	char err[512];
 	int r;
 
-	r = gp_host_read(root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
-	if (r < 0)
-		return r;
-	r = gp_select_gpus(conf->devices, &host, chosen, err, sizeof(err));
-	if (r < 0)
+	r = gp_select_gpus(conf->devices, host, chosen, err, sizeof(err));
+	if (r < 0) {
 		gp_error("%s:%u: %s", conf->path, conf->devices_line, err);
-	if (r == 0) {
-		r = gp_plan_build(root, &host, chosen, conf->caps, plan, err, sizeof(err));
-		if (r < 0)
-			gp_error("%s: %s", conf->path, err);
+		return r;
 	}
-	*modify = host.params.modify != 0;
-	gp_host_free(&host);
+	r = gp_plan_build(root, host, chosen, conf->caps, plan, err, sizeof(err));
+	if (r < 0)
+		gp_error("%s: %s", conf->path, err);
 	return r;
 }
 
@@ -106,12 +100,30 @@ static int write_plan(const char *root, const char *name, const struct gp_plan *
 	return r;
 }
 
+/* The host is read once per start; again only when the policy loaded a module. */
+static int prepare_host(const char *root, const char *confdir, const char *name,
+			const struct gp_ctconf *conf, struct gp_plan *plan)
+{
+	unsigned int parts = conf->caps[0] ? GP_HOST_MIG : 0;
+	struct gp_host host;
+	int r = gp_host_read(root, parts, &host);
+
+	if (r < 0)
+		return r;
+	r = gp_hook_uvm(root, confdir, name, conf, &host, parts);
+	if (r == 0)
+		r = build_plan(root, conf, &host, plan);
+	if (r == 0)
+		r = gp_nodes_ensure(root, plan, host.params.modify != 0, false);
+	gp_host_free(&host);
+	return r;
+}
+
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config)
 {
 	struct gp_ctconf conf, host;
 	struct gp_plan plan;
-	bool modify;
 	int r;
 
 	r = gp_ctconf_load(confdir, name, &conf);
@@ -123,13 +135,7 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 	if (r < 0)
 		return -EINVAL;
 	gp_ctconf_merge_host(&conf, &host);
-	r = gp_hook_uvm(root, confdir, name, &conf);
-	if (r < 0)
-		return r;
-	r = build_plan(root, &conf, &plan, &modify);
-	if (r < 0)
-		return r;
-	r = gp_nodes_ensure(root, &plan, modify, false);
+	r = prepare_host(root, confdir, name, &conf, &plan);
 	if (r < 0)
 		return r;
 	if (!lxc_config) {

@@ -3,6 +3,7 @@
 #define GP_HOOK_H
 
 #include "cgroup.h"
+#include "host.h"
 #include "plan.h"
 
 /*
@@ -14,12 +15,13 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config);
 
 /*
- * The [uvm] policy at pre-start: nothing when the modules are as it wants; else the
- * change made by gpu-provision prepare, and checked. 0, or -EPERM to refuse the start.
+ * The [uvm] policy at pre-start, on the host as read for this start: nothing when the
+ * modules are as it wants; else the change made by gpu-provision prepare, checked, and
+ * host read again (with parts) since majors may be new. 0, or -EPERM to refuse the start.
  */
 struct gp_ctconf;
 int gp_hook_uvm(const char *root, const char *confdir, const char *name,
-		const struct gp_ctconf *conf);
+		const struct gp_ctconf *conf, struct gp_host *host, unsigned int parts);
 
 /* autodev or mount, in the container's mount namespace: binds the plan's nodes. */
 int gp_hook_mount(const char *root, const char *name, const char *rootfs);

@@ -19,22 +19,22 @@
 #include "uvm.h"
 #include "util.h"
 
-static void assess(const char *root, const struct gp_ctconf *conf, struct gp_uvm_plan *plan)
+static void assess(const char *root, const struct gp_ctconf *conf, struct gp_host *host,
+		   struct gp_uvm_plan *plan)
 {
 	struct gp_modules mods;
-	struct gp_host host;
 	struct gp_hmm hmm;
 
 	memset(plan, 0, sizeof(*plan));
-	if (gp_host_read(root, 0, &host) < 0 || gp_modules_read_tree(root, &mods) < 0)
+	if (gp_modules_read_tree(root, &mods) < 0)
 		return;
 	/* The kernel's build options matter only where HMM could be on. */
-	if (conf->disable_hmm == GP_HMM_AUTO && host.flavor == GP_FLAVOR_OPEN &&
+	if (conf->disable_hmm == GP_HMM_AUTO && host->flavor == GP_FLAVOR_OPEN &&
+	    host->kconfig.device_private == GP_UNKNOWN &&
 	    (!mods.uvm.loaded || mods.uvm_disable_hmm == GP_NO))
-		gp_host_read_kconfig(root, &host);
-	gp_hmm_judge(&host, &mods, NULL, NULL, &hmm);
+		gp_host_read_kconfig(root, host);
+	gp_hmm_judge(host, &mods, NULL, NULL, &hmm);
 	gp_uvm_plan(conf->disable_hmm, conf->on_conflict, &mods, &hmm, plan);
-	gp_host_free(&host);
 }
 
 static int run_prepare(const char *root, const char *confdir, const char *name)
@@ -68,13 +68,13 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 }
 
 int gp_hook_uvm(const char *root, const char *confdir, const char *name,
-		const struct gp_ctconf *conf)
+		const struct gp_ctconf *conf, struct gp_host *host, unsigned int parts)
 {
 	struct gp_uvm_plan plan;
 	char text[160];
 	int r;
 
-	assess(root, conf, &plan);
+	assess(root, conf, host, &plan);
 	if (plan.n == 0)
 		return gp_uvm_check_conflict(&plan);
 	for (size_t i = 0; i < plan.n; i++) {
@@ -84,7 +84,12 @@ int gp_hook_uvm(const char *root, const char *confdir, const char *name,
 	r = run_prepare(root, confdir, name);
 	if (r < 0)
 		return r;
-	assess(root, conf, &plan);
+	/* Modules were loaded: majors and nodes may be new. */
+	gp_host_free(host);
+	r = gp_host_read(root, parts, host);
+	if (r < 0)
+		return r;
+	assess(root, conf, host, &plan);
 	if (plan.n == 0 && plan.status == GP_UVM_OK)
 		return 0;
 	gp_error("nvidia_uvm is still not as the [uvm] policy wants (disable_hmm = %s)%s",

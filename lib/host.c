@@ -123,29 +123,6 @@ static int read_majors_and_caps(const char *root, unsigned int parts, struct gp_
 	return 0;
 }
 
-static bool module_live(const char *root, const char *module)
-{
-	_cleanup_free_ char *rel = NULL, *buf = NULL;
-
-	if (asprintf(&rel, "/sys/module/%s/initstate", module) < 0)
-		return false;
-	if (gp_read_file_at(root, rel, 64, &buf, NULL) < 0)
-		return false;
-	return strncmp(buf, "live", 4) == 0;
-}
-
-static void read_modules(const char *root, struct gp_host *h)
-{
-	_cleanup_free_ char *hmm = NULL;
-
-	h->nvidia_loaded = module_live(root, "nvidia");
-	h->uvm_loaded = module_live(root, "nvidia_uvm");
-	h->uvm_disable_hmm = GP_UNKNOWN;
-	if (gp_read_file_at(root, "/sys/module/nvidia_uvm/parameters/uvm_disable_hmm", 16, &hmm,
-			    NULL) == 0)
-		h->uvm_disable_hmm = hmm[0] == 'Y' || hmm[0] == '1' ? GP_YES : GP_NO;
-}
-
 static int read_gz(const char *path, char **out)
 {
 	gzFile f = gzopen(path, "rb");
@@ -271,7 +248,6 @@ int gp_host_read(const char *root, unsigned int parts, struct gp_host *host)
 		gp_host_free(host);
 		return r;
 	}
-	read_modules(root, host);
 	read_kernel(root, parts, host);
 	return 0;
 }

@@ -65,9 +65,6 @@ struct gp_host {
 	size_t ngpus;
 	struct gp_majors majors;
 	struct gp_caps_table caps;
-	bool nvidia_loaded;
-	bool uvm_loaded;
-	enum gp_tristate uvm_disable_hmm;
 	char kernel_release[128];
 	struct gp_kconfig kconfig;
 	char kconfig_source[256];

@@ -153,28 +153,37 @@ static int check_driver(const struct gp_host *host, char *err, size_t errlen)
 	return 0;
 }
 
-int gp_plan_build(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
-		  const char *caps, struct gp_plan *plan, char *err, size_t errlen)
+/* nvidiactl, the chosen GPUs (all when chosen is NULL) and, with uvm loaded, its two nodes. */
+static void add_device_nodes(const struct gp_host *host, const bool *chosen, struct gp_plan *plan)
 {
 	unsigned int nv = host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA;
 	unsigned int mode = host->params.mode;
+
+	add_node(plan, "nvidiactl", nv, GP_MINOR_NVIDIACTL, mode, &host->params);
+	for (size_t i = 0; i < host->ngpus; i++) {
+		char name[32];
+
+		if (chosen && !chosen[i])
+			continue;
+		snprintf(name, sizeof(name), "nvidia%u", host->gpus[i].minor);
+		add_node(plan, name, nv, host->gpus[i].minor, mode, &host->params);
+	}
+	if (!host->majors.uvm)
+		return;
+	add_node(plan, "nvidia-uvm", host->majors.uvm, 0, mode, &host->params);
+	add_node(plan, "nvidia-uvm-tools", host->majors.uvm, 1, mode, &host->params);
+}
+
+int gp_plan_build(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
+		  const char *caps, struct gp_plan *plan, char *err, size_t errlen)
+{
 	int r;
 
 	memset(plan, 0, sizeof(*plan));
 	r = check_driver(host, err, errlen);
 	if (r < 0)
 		return r;
-	add_node(plan, "nvidiactl", nv, GP_MINOR_NVIDIACTL, mode, &host->params);
-	for (size_t i = 0; i < host->ngpus; i++) {
-		char name[32];
-
-		if (!chosen[i])
-			continue;
-		snprintf(name, sizeof(name), "nvidia%u", host->gpus[i].minor);
-		add_node(plan, name, nv, host->gpus[i].minor, mode, &host->params);
-	}
-	add_node(plan, "nvidia-uvm", host->majors.uvm, 0, mode, &host->params);
-	add_node(plan, "nvidia-uvm-tools", host->majors.uvm, 1, mode, &host->params);
+	add_device_nodes(host, chosen, plan);
 	r = add_caps(root, host, chosen, caps, plan, err, errlen);
 	if (r == -E2BIG)
 		snprintf(err, errlen, "more than %d nodes planned", GP_PLAN_MAX_NODES);
@@ -220,25 +229,13 @@ static int add_existing_instances(const char *root, const struct gp_host *host,
 
 int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan)
 {
-	unsigned int nv = host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA;
 	char err[256];
 	int r = 0;
 
 	memset(plan, 0, sizeof(*plan));
 	if (!host->driver_loaded)
 		return 0;
-	add_node(plan, "nvidiactl", nv, GP_MINOR_NVIDIACTL, host->params.mode, &host->params);
-	for (size_t i = 0; i < host->ngpus; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "nvidia%u", host->gpus[i].minor);
-		add_node(plan, name, nv, host->gpus[i].minor, host->params.mode, &host->params);
-	}
-	if (host->majors.uvm) {
-		add_node(plan, "nvidia-uvm", host->majors.uvm, 0, host->params.mode, &host->params);
-		add_node(plan, "nvidia-uvm-tools", host->majors.uvm, 1, host->params.mode,
-			 &host->params);
-	}
+	add_device_nodes(host, NULL, plan);
 	if (host->majors.caps && gp_caps_lookup(&host->caps, "config") >= 0)
 		r = add_cap(root, host, "config", plan, err, sizeof(err));
 	if (r == 0 && host->majors.caps && gp_caps_lookup(&host->caps, "monitor") >= 0)

@@ -117,10 +117,14 @@ static int parse_line(const char *line, struct gp_probe_result *r)
 		return parse_scalar(line, "devices", 0, GP_PROBE_MAX_DEVICES, &r->ndevices);
 	if (strncmp(line, "driver ", 7) == 0)
 		return parse_scalar(line, "driver", -1, 1000000, &r->driver_version);
-	if (strcmp(line, "symbols 0") == 0)
-		return (r->symbols_missing = true) ? 0 : 0;
-	if (strcmp(line, "stage cuinit") == 0)
-		return (r->reached_cuinit = true) ? 0 : 0;
+	if (strcmp(line, "symbols 0") == 0) {
+		r->symbols_missing = true;
+		return 0;
+	}
+	if (strcmp(line, "stage cuinit") == 0) {
+		r->reached_cuinit = true;
+		return 0;
+	}
 	if (sscanf(line, "glibc %31s%n", glibc, &v) == 1 && !line[v])
 		return copy_word(r->glibc, sizeof(r->glibc), glibc) ? 0 : -EINVAL;
 	return -EINVAL;

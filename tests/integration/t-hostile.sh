@@ -59,12 +59,21 @@ test_hostile_node_is_a_fifo() {
 
 test_hostile_node_is_a_socket() {
 	hostile_ct hsock
-	busybox nc -lk -s "$P/hsock/rootfs/dev/nvidia0" >/dev/null 2>&1 &
-	local nc=$!
-	python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" \
-		"$P/hsock/rootfs/dev/nvidia0" 2>/dev/null || true
-	kill $nc 2>/dev/null || true
-	[ -S "$P/hsock/rootfs/dev/nvidia0" ] || { echo "no socket could be made here"; return 77; }
+	cat >"$WORK/bindsock.c" <<'EOC'
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+int main(int argc, char **argv)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	(void)argc;
+	strncpy(a.sun_path, argv[1], sizeof(a.sun_path) - 1);
+	return bind(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a, sizeof(a)) != 0;
+}
+EOC
+	cc -o "$WORK/bindsock" "$WORK/bindsock.c"
+	"$WORK/bindsock" "$P/hsock/rootfs/dev/nvidia0"
+	[ -S "$P/hsock/rootfs/dev/nvidia0" ]
 	refused hsock "/dev/nvidia0 in the container cannot be a mount target"
 }
 

@@ -6,6 +6,15 @@
 #include "hmm.h"
 #include "modules.h"
 
+/* The modules' state, read from the fixture as under --root. */
+static struct gp_modules mods_of(const char *root)
+{
+	struct gp_modules m;
+
+	assert_int_equal(gp_modules_read_tree(root, &m), 0);
+	return m;
+}
+
 /* The verdict from the fixture's own files, as gpu-provision host gives it there. */
 static enum gp_tristate verdict(const char *root, const struct gp_host *h)
 {
@@ -33,8 +42,8 @@ static void h200_capture(void **state)
 	assert_int_equal(h.majors.uvm, 238);
 	assert_int_equal(h.majors.caps, 241);
 	assert_int_equal(h.params.mode, 0666);
-	assert_true(h.uvm_loaded);
-	assert_int_equal(h.uvm_disable_hmm, GP_NO);
+	assert_true(mods_of(FIXTURES "/h200-580-open").uvm.loaded);
+	assert_int_equal(mods_of(FIXTURES "/h200-580-open").uvm_disable_hmm, GP_NO);
 	assert_string_equal(h.kernel_release, "6.18.44-fc-v657-gpu");
 	/* From /proc/config.gz: HMM_MIRROR but no DEVICE_PRIVATE, so HMM is off. */
 	assert_int_equal(h.kconfig.hmm_mirror, GP_YES);
@@ -90,10 +99,10 @@ static void uvm_unloaded(void **state)
 
 	(void)state;
 	assert_int_equal(gp_host_read(FIXTURES "/uvm-unloaded-580-open", GP_HOST_ALL, &h), 0);
-	assert_true(h.nvidia_loaded);
-	assert_false(h.uvm_loaded);
+	assert_true(mods_of(FIXTURES "/uvm-unloaded-580-open").nvidia.loaded);
+	assert_false(mods_of(FIXTURES "/uvm-unloaded-580-open").uvm.loaded);
 	assert_int_equal(h.majors.uvm, 0);
-	assert_int_equal(h.uvm_disable_hmm, GP_UNKNOWN);
+	assert_int_equal(mods_of(FIXTURES "/uvm-unloaded-580-open").uvm_disable_hmm, GP_UNKNOWN);
 	gp_host_free(&h);
 }
 
