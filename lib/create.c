@@ -2,60 +2,76 @@
 /* New containers with GPUs: plain LXC through liblxc, Proxmox VE through pct. */
 #include <fcntl.h>
 #include <lxc/lxccontainer.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 
+#include "child.h"
 #include "create.h"
+#include "escape.h"
 #include "rootdev.h"
 #include "target.h"
 #include "util.h"
 
-extern char **environ;
+/* A template may download and unpack for a long time; this bounds one that hangs. */
+#define CREATE_TIMEOUT_MS (60 * 60 * 1000)
+#define CREATE_OUTPUT_MAX (64 * 1024)
+#define FAILED_OUTPUT_SHOWN 4096
 
-static double now_s(void)
+static const struct gp_child_opts create_child = { .timeout_ms = CREATE_TIMEOUT_MS,
+						   .output_max = CREATE_OUTPUT_MAX,
+						   .merge_stderr = true };
+
+/* The end of what a failed child printed, escaped: a template may run container code. */
+static void show_failure(const struct gp_child *c, const char *what)
 {
-	struct timespec ts;
+	size_t from = c->out_len > FAILED_OUTPUT_SHOWN ? c->out_len - FAILED_OUTPUT_SHOWN : 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (c->timed_out)
+		gp_error("%s did not finish within %d s", what, CREATE_TIMEOUT_MS / 1000);
+	if (c->out_len == 0)
+		return;
+	fprintf(stderr, "%s said%s:\n", what, from ? " (the end of it)" : "");
+	gp_escape_fputs(c->out + from, stderr);
+	if (c->out[c->out_len - 1] != '\n')
+		fputc('\n', stderr);
 }
 
-/* Waits for pid; on a terminal a ticking line, otherwise one line at the start and end. */
-static int wait_with_progress(pid_t pid, const char *what)
+/* Waits for the child; on a terminal a ticking line, otherwise one line at the start and end. */
+static int wait_with_progress(struct gp_child *c, const char *what)
 {
 	static const char spin[] = "|/-\\";
 	bool tty = isatty(STDERR_FILENO);
-	double start = now_s();
-	int status = 0, tick = 0;
+	int tick = 0, r;
 
 	if (!tty)
 		fprintf(stderr, "%s ...\n", what);
-	while (waitpid(pid, &status, WNOHANG) == 0) {
+	while (!gp_child_step(c, 200)) {
 		if (tty)
-			fprintf(stderr, "\r%s %c %.0f s", what, spin[tick++ % 4], now_s() - start);
-		usleep(200000);
+			fprintf(stderr, "\r%s %c %d s", what, spin[tick % 4], tick / 5);
+		tick++;
 	}
-	fprintf(stderr, "%s%s %s in %.1f s\n", tty ? "\r" : "", what,
-		WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "done" : "FAILED", now_s() - start);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+	r = c->reaped && c->exit_code == 0 ? 0 : -EIO;
+	fprintf(stderr, "%s%s %s in %.1f s\n", tty ? "\r" : "", what, r == 0 ? "done" : "FAILED",
+		c->elapsed_ms / 1000);
+	if (r < 0)
+		show_failure(c, what);
+	gp_child_free(c);
+	return r;
 }
 
-/* Runs argv (no shell) and waits for it with progress. */
+/* Runs argv (no shell; found on PATH) and waits for it with progress. */
 static int run_argv(char *const argv[], const char *what)
 {
-	pid_t pid;
-	int r = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	struct gp_child c;
+	int r = gp_child_start(&c, &create_child, gp_child_exec, (void *)argv);
 
-	if (r != 0) {
-		gp_error("Failed to run %s: %s", argv[0], strerror(r));
-		return -r;
+	if (r < 0) {
+		gp_error("Failed to run %s: %s", argv[0], strerror(-r));
+		return r;
 	}
-	return wait_with_progress(pid, what);
+	return wait_with_progress(&c, what);
 }
 
 /* root's first subordinate range from <root>/etc/sub{u,g}id, or 100000:65536. */
@@ -86,21 +102,31 @@ static bool set_idmap(const char *root, struct lxc_container *c)
 	return c->set_config_item(c, "lxc.idmap", u) && c->set_config_item(c, "lxc.idmap", g);
 }
 
+struct template_job {
+	struct lxc_container *c;
+	const struct gp_create_opts *o;
+};
+
+static int template_child(void *arg)
+{
+	struct template_job *j = arg;
+
+	return j->c->create(j->c, j->o->template_name, NULL, NULL, LXC_CREATE_QUIET, j->o->extra)
+		   ? 0
+		   : 1;
+}
+
 static int run_template(struct lxc_container *c, const struct gp_create_opts *o)
 {
+	struct template_job job = { c, o };
+	struct gp_child ch;
 	char what[128];
-	pid_t pid;
+	int r;
 
 	snprintf(what, sizeof(what), "creating %s from template %s", o->attach.name,
 		 o->template_name);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		_exit(c->create(c, o->template_name, NULL, NULL, LXC_CREATE_QUIET, o->extra) ? 0
-											     : 1);
-	return wait_with_progress(pid, what);
+	r = gp_child_start(&ch, &create_child, template_child, &job);
+	return r < 0 ? r : wait_with_progress(&ch, what);
 }
 
 /* Formats the device or image (after libblkid found nothing on it) and mounts it as the rootfs. */

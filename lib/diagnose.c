@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "child.h"
 #include "diagnose.h"
 #include "util.h"
 
@@ -358,15 +359,40 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 		return;
 	}
 	x = gp_findings_add(f, "probe-output");
-	if (x) {
-		GP_SET(x->summary, "the probe's report from %s is incomplete", e->name);
+	if (!x)
+		return;
+	GP_SET(x->summary, "the probe's report from %s is incomplete", e->name);
+	if (r->exit_code == GP_PROBE_ATTACH_FAILED && !r->bad_lineno)
+		GP_SET(x->evidence, "liblxc could not attach to the container");
+	else if (r->bad_lineno)
+		GP_SET(x->evidence, "exit code %d, %s; line %u refused: \"%s\"", r->exit_code,
+		       r->cuinit_done ? "after cuInit" : "before cuInit", r->bad_lineno,
+		       r->bad_line);
+	else
 		GP_SET(x->evidence, "exit code %d, %s", r->exit_code,
 		       r->cuinit_done ? "after cuInit" : "before cuInit");
-		GP_SET(x->fix,
-		       "run gpu-provision probe %s again; if it repeats, look at the "
-		       "container's libc and libcuda",
-		       e->name);
-	}
+	GP_SET(x->fix,
+	       "run gpu-provision probe %s again; if it repeats, look at the container's libc, "
+	       "libcuda and /etc/ld.so.preload",
+	       e->name);
+}
+
+/* Something the probe started (its libcuda, a preloaded library) outlived it. */
+static void check_lingering(struct gp_findings *f, const struct gp_expect *e)
+{
+	struct gp_finding *x = gp_findings_add(f, "probe-lingering");
+
+	if (!x)
+		return;
+	GP_SET(x->summary, "a process in %s kept the probe's output open after it ended", e->name);
+	GP_SET(x->evidence,
+	       "no end of file %d ms after the probe exited; the probe's process "
+	       "group was killed, so the holder left it",
+	       GP_CHILD_GRACE_MS);
+	GP_SET(x->fix,
+	       "look in %s for a process started by its libcuda.so.1 or by "
+	       "/etc/ld.so.preload (ps -ef inside the container)",
+	       e->name);
 }
 
 void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp_findings *f)
@@ -396,6 +422,8 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 		check_end(f, e, r);
 	if (!r->timed_out)
 		check_libcuda(f, e, r);
+	if (r->held_open)
+		check_lingering(f, e);
 	if (r->cuinit_done && r->cuinit_code == 3)
 		cuinit_3(f, e);
 	else if (r->cuinit_done && r->cuinit_code == 999)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "findings.h"
 
 #define REF_HMM                                                                                    \
@@ -41,6 +42,8 @@ const struct gp_finding_kind gp_finding_kinds[] = {
 	{ "libcuda-broken", GP_SEV_ERROR, "libcuda.so.1 lacks cuInit or cuDriverGetVersion", NULL },
 	{ "probe-crashed", GP_SEV_ERROR, "the probe died of a signal", NULL },
 	{ "probe-output", GP_SEV_ERROR, "the probe's output was cut short or malformed", NULL },
+	{ "probe-lingering", GP_SEV_WARNING,
+	  "a process in the container kept the probe's output open after the probe ended", NULL },
 	{ "node-missing", GP_SEV_ERROR, "an expected /dev node is absent in the container", NULL },
 	{ "node-stale", GP_SEV_ERROR,
 	  "a /dev node in the container has another number than the host's", NULL },
@@ -163,21 +166,42 @@ struct json_object *gp_findings_json(const struct gp_findings *f)
 	return a;
 }
 
-void gp_findings_print(const struct gp_findings *f, FILE *out)
+static const char *color(enum gp_severity s, bool tty)
 {
+	if (!tty)
+		return "";
+	return s == GP_SEV_ERROR ? "\033[31m" : s == GP_SEV_WARNING ? "\033[33m" : "\033[36m";
+}
+
+/* One field of a finding, escaped: evidence can quote what a container said. */
+static void print_field(FILE *out, const char *indent, const char *label, const char *text)
+{
+	char esc[4 * sizeof(((struct gp_finding *)0)->evidence)];
+
+	gp_escape(esc, sizeof(esc), text, strlen(text), false);
+	fprintf(out, "%s%s%s\n", indent, label, esc);
+}
+
+void gp_findings_print(const struct gp_findings *f, FILE *out, const char *indent, bool tty)
+{
+	char more[32];
+
+	snprintf(more, sizeof(more), "%s  ", indent);
 	for (int sev = GP_SEV_ERROR; sev <= GP_SEV_INFO; sev++) {
 		for (size_t i = 0; i < f->n; i++) {
 			const struct gp_finding *x = &f->v[i];
+			char esc[4 * sizeof(x->summary)];
 
 			if ((int)x->severity != sev)
 				continue;
-			fprintf(out, "%s %s: %s\n", gp_severity_name(x->severity), x->id,
-				x->summary);
-			fprintf(out, "  evidence: %s\n", x->evidence);
+			gp_escape(esc, sizeof(esc), x->summary, strlen(x->summary), false);
+			fprintf(out, "%s%s%s%s %s: %s\n", indent, color(x->severity, tty),
+				gp_severity_name(x->severity), tty ? "\033[0m" : "", x->id, esc);
+			print_field(out, more, "evidence: ", x->evidence);
 			if (x->fix[0])
-				fprintf(out, "  fix:      %s\n", x->fix);
+				print_field(out, more, "fix:      ", x->fix);
 			if (x->refs)
-				fprintf(out, "  refs:     %s\n", x->refs);
+				print_field(out, more, "refs:     ", x->refs);
 		}
 	}
 }

@@ -3,6 +3,7 @@
 #define GP_FINDINGS_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 enum gp_severity { GP_SEV_ERROR, GP_SEV_WARNING, GP_SEV_INFO };
@@ -49,7 +50,10 @@ int gp_findings_errors(const struct gp_findings *f);
 
 const char *gp_severity_name(enum gp_severity s);
 struct json_object *gp_findings_json(const struct gp_findings *f);
-/* Most severe first, one block each. */
-void gp_findings_print(const struct gp_findings *f, FILE *out);
+/*
+ * Most severe first, one block each, every line after indent; the text escaped (a
+ * finding can quote a container), the severity coloured when tty.
+ */
+void gp_findings_print(const struct gp_findings *f, FILE *out, const char *indent, bool tty);
 
 #endif

@@ -7,11 +7,11 @@
  * libkmod and reads the parameter back. The usual start needs no change and runs nothing.
  */
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
+#include "child.h"
+#include "escape.h"
 #include "hook.h"
 #include "hmm.h"
 #include "modules.h"
@@ -37,12 +37,19 @@ static void assess(const char *root, const struct gp_ctconf *conf, struct gp_hos
 	gp_uvm_plan(conf->disable_hmm, conf->on_conflict, &mods, &hmm, plan);
 }
 
+/* Loading a module takes seconds; this is the bound on a stuck one. */
+#define PREPARE_TIMEOUT_MS (120 * 1000)
+#define PREPARE_OUTPUT_MAX (16 * 1024)
+
 static int run_prepare(const char *root, const char *confdir, const char *name)
 {
+	const struct gp_child_opts o = { .timeout_ms = PREPARE_TIMEOUT_MS,
+					 .output_max = PREPARE_OUTPUT_MAX,
+					 .merge_stderr = true };
 	char prog[PATH_MAX];
-	char *argv[12], *envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-	int argc = 0, status;
-	pid_t pid;
+	char *argv[12];
+	struct gp_child c;
+	int argc = 0, r;
 
 	gp_program_path("gpu-provision", GP_SBINDIR, prog, sizeof(prog));
 	argv[argc++] = prog;
@@ -57,14 +64,21 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	argv[argc++] = (char *)"--container";
 	argv[argc++] = (char *)name;
 	argv[argc] = NULL;
-	fflush(stdout);
-	if (posix_spawn(&pid, prog, NULL, NULL, argv, envp) != 0) {
-		gp_error("Failed to run \"%s\": %m", prog);
+	/* Its output comes back through us: it never holds LXC's pipe to this hook. */
+	r = gp_child_start(&c, &o, gp_child_exec, argv);
+	if (r < 0) {
+		gp_error("Failed to run \"%s\": %s", prog, strerror(-r));
 		return -EIO;
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -EIO;
-	return WEXITSTATUS(status) == 0 ? 0 : WEXITSTATUS(status) == 1 ? -EPERM : -EIO;
+	gp_child_wait(&c);
+	gp_escape_fputs(c.out, stdout);
+	if (c.timed_out)
+		gp_error("\"%s prepare\" did not finish within %d s", prog,
+			 PREPARE_TIMEOUT_MS / 1000);
+	/* prepare exits 1 when the policy could not be applied (its -EPERM), 3 on failure. */
+	r = c.reaped && c.exit_code == 0 ? 0 : c.reaped && c.exit_code == 1 ? -EPERM : -EIO;
+	gp_child_free(&c);
+	return r;
 }
 
 int gp_hook_uvm(const char *root, const char *confdir, const char *name,

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * NVML's addressing mode per GPU, asked in a child process: NVML talks to the driver
- * and a wedged driver must not wedge us. The child's answer is parsed strictly.
+ * NVML's addressing mode per GPU, asked in a child process of lib/child.c: NVML talks
+ * to the driver and a wedged driver must not wedge us, nor hold our caller's output
+ * (LXC's pipe to the hook). The child's answer is parsed strictly.
  */
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 
+#include "child.h"
 #include "hmm.h"
 #include "util.h"
 
@@ -81,63 +78,38 @@ int gp_nvml_parse(const char *buf, struct gp_nvml *out)
 	return strcmp(p, "\n") == 0 ? 0 : -EINVAL;
 }
 
-static int read_bounded(int fd, int timeout_ms, char *buf, size_t size)
+static int nvml_child(void *unused)
 {
-	size_t have = 0;
-	struct timespec start, now;
+	(void)unused;
+	child(STDOUT_FILENO);
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (have < size - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long left;
-		ssize_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = timeout_ms - ((now.tv_sec - start.tv_sec) * 1000 +
-				     (now.tv_nsec - start.tv_nsec) / 1000000);
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			return -ETIMEDOUT;
-		n = read(fd, buf + have, size - 1 - have);
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-	}
-	buf[have] = '\0';
-	return 0;
+/* 3: no libnvidia-ml.so.1; 4: an NVML without addressing modes; 5: init failed */
+static int exit_status(int code)
+{
+	return code == 3 ? -ENOENT : code == 4 ? -ENOSYS : -EIO;
 }
 
 void gp_nvml_addressing(int timeout_ms, struct gp_nvml *out)
 {
-	char buf[512];
-	int fds[2], status = 0;
-	pid_t pid;
+	/* Its stdout is the answer; its stderr goes nowhere, and neither holds our caller's. */
+	const struct gp_child_opts o = { .timeout_ms = timeout_ms,
+					 .output_max = 512,
+					 .overflow_kills = true };
+	struct gp_child c;
 
 	memset(out, 0, sizeof(*out));
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		out->status = -errno;
+	out->status = gp_child_start(&c, &o, nvml_child, NULL);
+	if (out->status < 0)
 		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		child(fds[1]);
-	}
-	close(fds[1]);
-	out->status = pid < 0 ? -errno : read_bounded(fds[0], timeout_ms, buf, sizeof(buf));
-	close(fds[0]);
-	if (pid < 0)
-		return;
-	if (out->status == -ETIMEDOUT)
-		kill(pid, SIGKILL);
-	/* A child stuck in the kernel may not die at once: wait briefly, never forever. */
-	for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (out->status == 0 && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		int code = WEXITSTATUS(status);
-
-		/* 3: no libnvidia-ml.so.1; 4: an NVML without addressing modes; 5: init failed */
-		out->status = code == 3 ? -ENOENT : code == 4 ? -ENOSYS : -EIO;
-	} else if (out->status == 0 && gp_nvml_parse(buf, out) < 0) {
+	gp_child_wait(&c);
+	if (c.timed_out)
+		out->status = -ETIMEDOUT;
+	else if (!c.reaped || c.exit_code < 0)
+		out->status = -EIO;
+	else if (c.exit_code != 0)
+		out->status = exit_status(c.exit_code);
+	else if (gp_nvml_parse(c.out, out) < 0)
 		out->status = -EPROTO;
-	}
+	gp_child_free(&c);
 }

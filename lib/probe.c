@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-probe inside a running container: started through liblxc, bounded in time and output. */
-#include <fcntl.h>
 #include <lxc/lxccontainer.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 
+#include "child.h"
+#include "escape.h"
 #include "probe.h"
 #include "util.h"
 
@@ -130,72 +129,100 @@ static int parse_line(const char *line, struct gp_probe_result *r)
 	return -EINVAL;
 }
 
+/* Keeps the first line the parser refused, escaped: it came from the container. */
+static int refuse(struct gp_probe_result *r, unsigned int lineno, const char *line, size_t len)
+{
+	r->bad_lineno = lineno;
+	gp_escape(r->bad_line, sizeof(r->bad_line), line, len, false);
+	return -EINVAL;
+}
+
 int gp_probe_parse(const char *buf, struct gp_probe_result *r)
 {
 	const char *p = buf;
+	unsigned int lineno = 1;
 
 	if (strncmp(p, "gpu-probe 1\n", 12) != 0)
-		return -EINVAL;
+		return refuse(r, lineno, p, strcspn(p, "\n"));
 	for (p += 12; *p;) {
 		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char line[512];
-		size_t n;
 
-		if (!nl || (size_t)(nl - p) >= sizeof(line))
-			return -EINVAL;
-		n = (size_t)(nl - p);
+		lineno++;
+		if (!nl || n >= sizeof(line))
+			return refuse(r, lineno, p, n);
 		memcpy(line, p, n);
 		line[n] = '\0';
 		p = nl + 1;
 		if (strcmp(line, "end") == 0) {
 			r->complete = true;
-			return *p ? -EINVAL : 0;
+			return *p ? refuse(r, lineno + 1, p, strcspn(p, "\n")) : 0;
 		}
 		if (parse_line(line, r) < 0)
-			return -EINVAL;
+			return refuse(r, lineno, line, n);
 	}
 	return 0;
 }
 
-/* The probe's bytes in a memfd sealed against any change; the container gets only the fd. */
-static int sealed_copy(const char *path)
-{
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len, off = 0;
-	int r = gp_read_file(path, PROBE_BINARY_MAX, &buf, &len);
-
-	if (r < 0) {
-		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
-		return r;
-	}
-	fd = memfd_create("gpu-probe", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-		if (n < 0)
-			return -errno;
-		off += (size_t)n;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
-		return -errno;
-	return steal_fd(fd);
-}
-
-struct exec_payload {
-	int fd;
+struct attach_job {
+	const char *lxcpath, *name;
+	int probe_fd;
 	char **argv;
 };
 
 /* Runs in the attached process, inside the container: becomes gpu-probe. */
 static int exec_probe(void *data)
 {
-	struct exec_payload *p = data;
+	struct attach_job *j = data;
 	char *envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 
-	fexecve(p->fd, p->argv, envp);
+	fexecve(j->probe_fd, j->argv, envp);
 	return 127;
+}
+
+/* Ends this process as the probe ended: the same exit code, or the same signal. */
+static int __attribute__((noreturn)) end_like(int status)
+{
+	struct rlimit none = { 0, 0 };
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+
+	if (sig) {
+		setrlimit(RLIMIT_CORE, &none);
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 126);
+}
+
+/*
+ * The runner's child (lib/child.c): already in a session of its own with only
+ * stdin /dev/null, stdout and stderr on the runner's pipe and the probe's memfd. The
+ * attached process inherits exactly that, and no terminal; liblxc gives it the
+ * container's namespaces, cgroup, credentials and LSM profile.
+ */
+static int attach_and_wait(void *data)
+{
+	struct attach_job *j = data;
+	struct lxc_container *c = lxc_container_new(j->name, j->lxcpath);
+	lxc_attach_options_t opts = LXC_ATTACH_OPTIONS_DEFAULT;
+	int status;
+	pid_t pid;
+
+	if (!c)
+		return GP_PROBE_ATTACH_FAILED;
+	opts.env_policy = LXC_ATTACH_CLEAR_ENV;
+	opts.stdin_fd = STDIN_FILENO;
+	opts.stdout_fd = STDOUT_FILENO;
+	opts.stderr_fd = STDERR_FILENO;
+	if (c->attach(c, exec_probe, j, &opts, &pid) < 0) {
+		fprintf(stderr, "Failed to attach to container \"%s\"\n", j->name);
+		return GP_PROBE_ATTACH_FAILED;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return GP_PROBE_ATTACH_FAILED;
+	end_like(status);
 }
 
 static char **probe_argv(const struct gp_plan *expected)
@@ -219,144 +246,64 @@ static void free_argv(char **argv)
 	free(argv);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Reads until EOF, the size bound or the deadline; false on the deadline. */
-static bool read_until(int fd, double deadline, char *buf, size_t size, size_t *len)
-{
-	while (*len < size - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		double left = deadline - now_ms();
-		ssize_t n;
-
-		if (left <= 0 || poll(&p, 1, (int)left + 1) == 0)
-			return false;
-		n = read(fd, buf + *len, size - 1 - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		*len += (size_t)n;
-	}
-	buf[*len] = '\0';
-	return true;
-}
-
-static char process_state(pid_t pid)
-{
-	_cleanup_free_ char *buf = NULL, *path = NULL;
-	const char *paren;
-
-	if (asprintf(&path, "/proc/%d/stat", (int)pid) < 0 ||
-	    gp_read_file(path, 4096, &buf, NULL) < 0 || !(paren = strrchr(buf, ')')))
-		return '?';
-	return paren[1] == ' ' ? paren[2] : '?';
-}
-
-/*
- * Reaps the probe by the deadline, killing it if it is still there then (or at once
- * with kill_now). A process stuck in the kernel may not die: one more second, then
- * give up on it rather than hang with it.
- */
-static void finish(pid_t pid, bool kill_now, double deadline, struct gp_probe_result *r)
-{
-	bool killed = kill_now;
-	int status = 0;
-
-	if (kill_now)
-		kill(pid, SIGKILL);
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-
-		if (w == pid) {
-			r->reaped = true;
-			r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-			r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-			return;
-		}
-		if (w < 0)
-			return;
-		if (!killed && now_ms() > deadline) {
-			r->timed_out = true;
-			r->state = process_state(pid);
-			kill(pid, SIGKILL);
-			killed = true;
-			deadline = now_ms();
-		}
-		if (killed && now_ms() > deadline + 1000)
-			return;
-		usleep(5000);
-	}
-}
-
-static int attach(const char *lxcpath, const char *name, struct exec_payload *payload, int out,
-		  pid_t *pid)
+static bool is_running(const char *lxcpath, const char *name)
 {
 	struct lxc_container *c = lxc_container_new(name, lxcpath);
-	lxc_attach_options_t opts = LXC_ATTACH_OPTIONS_DEFAULT;
-	int r;
+	bool running = c && c->is_running(c);
 
-	if (!c || !c->is_running(c)) {
-		gp_error("container \"%s\" is not running: start it, then probe it", name);
-		if (c)
-			lxc_container_put(c);
-		return -ESRCH;
-	}
-	opts.env_policy = LXC_ATTACH_CLEAR_ENV;
-	opts.stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	opts.stdout_fd = out;
-	opts.stderr_fd = out;
-	r = c->attach(c, exec_probe, payload, &opts, pid);
-	close(opts.stdin_fd);
-	lxc_container_put(c);
-	if (r < 0)
-		gp_error("Failed to attach to container \"%s\"", name);
-	return r < 0 ? -EIO : 0;
+	if (c)
+		lxc_container_put(c);
+	return running;
+}
+
+static void take_result(const struct gp_child *ch, struct gp_probe_result *r)
+{
+	r->timed_out = ch->timed_out;
+	r->state = ch->state;
+	r->reaped = ch->reaped;
+	r->exit_code = ch->exit_code;
+	r->signal = ch->signal;
+	r->held_open = ch->held_open;
+	r->elapsed_ms = ch->elapsed_ms;
+	if (gp_probe_parse(ch->out, r) < 0 && !ch->timed_out)
+		gp_warn("the probe's output was not as expected (a crash, or not our probe)");
+	if (ch->truncated)
+		r->complete = false;
+	r->status = r->timed_out ? GP_PROBE_TIMEOUT : GP_PROBE_FAILED;
 }
 
 int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 		 const struct gp_plan *expected, int timeout_ms, struct gp_probe_result *r)
 {
-	_cleanup_free_ char *out = malloc(GP_PROBE_OUTPUT_MAX + 1);
-	struct exec_payload payload = { .fd = -1 };
-	int fds[2] = { -1, -1 }, ret;
-	double start = now_ms();
-	size_t len = 0;
-	bool in_time;
-	pid_t pid;
+	struct attach_job job = { lxcpath, name, -1, NULL };
+	struct gp_child_opts opts = {
+		.timeout_ms = timeout_ms,
+		.output_max = GP_PROBE_OUTPUT_MAX,
+		.merge_stderr = true,
+		.overflow_kills = true,
+		.keep_fds = &job.probe_fd,
+		.nkeep = 1,
+	};
+	struct gp_child ch;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->exit_code = -1;
-	payload.fd = sealed_copy(probe_path);
-	payload.argv = probe_argv(expected);
-	if (!out || payload.fd < 0 || !payload.argv || pipe2(fds, O_CLOEXEC) < 0) {
-		ret = payload.fd < 0 ? payload.fd : -ENOMEM;
-		goto out;
+	if (!is_running(lxcpath, name)) {
+		gp_error("container \"%s\" is not running: start it, then probe it", name);
+		return -ESRCH;
 	}
-	ret = attach(lxcpath, name, &payload, fds[1], &pid);
-	gp_closep(&fds[1]);
-	if (ret < 0)
-		goto out;
-	in_time = read_until(fds[0], start + timeout_ms, out, GP_PROBE_OUTPUT_MAX + 1, &len);
-	r->timed_out = !in_time;
-	if (!in_time)
-		r->state = process_state(pid);
-	/* Past the deadline, or more output than any probe writes: it goes. */
-	finish(pid, !in_time || len == GP_PROBE_OUTPUT_MAX, start + timeout_ms, r);
-	r->elapsed_ms = now_ms() - start;
-	out[len] = '\0';
-	if (gp_probe_parse(out, r) < 0 && in_time)
-		gp_warn("the probe's output was not as expected (a crash, or not our probe)");
-	r->status = r->timed_out ? GP_PROBE_TIMEOUT : GP_PROBE_FAILED;
-out:
-	gp_closep(&fds[0]);
-	gp_closep(&payload.fd);
-	free_argv(payload.argv);
+	job.probe_fd = gp_sealed_copy(probe_path, PROBE_BINARY_MAX, "gpu-probe");
+	job.argv = probe_argv(expected);
+	ret = job.probe_fd < 0 ? job.probe_fd : job.argv ? 0 : -ENOMEM;
+	if (ret == 0)
+		ret = gp_child_start(&ch, &opts, attach_and_wait, &job);
+	if (ret == 0) {
+		gp_child_wait(&ch);
+		take_result(&ch, r);
+		gp_child_free(&ch);
+	}
+	gp_closep(&job.probe_fd);
+	free_argv(job.argv);
 	return ret;
 }

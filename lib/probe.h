@@ -9,6 +9,8 @@
 
 #define GP_PROBE_OUTPUT_MAX (64 * 1024)
 #define GP_PROBE_MAX_DEVICES 64
+/* The exit code of the probe's runner when liblxc could not attach to the container. */
+#define GP_PROBE_ATTACH_FAILED 125
 
 enum gp_probe_status { GP_PROBE_OK, GP_PROBE_FAILED, GP_PROBE_TIMEOUT };
 
@@ -42,26 +44,33 @@ struct gp_probe_result {
 	char cuinit_name[64];
 	int ndevices;
 	struct gp_probe_device devices[GP_PROBE_MAX_DEVICES];
-	bool complete; /* the "end" line came */
+	bool complete;		 /* the "end" line came */
+	unsigned int bad_lineno; /* the first line the parser refused, 0 if none */
+	char bad_line[160];	 /* that line, escaped */
 	/* How the process ended. */
 	bool timed_out;
 	char state; /* its /proc/PID/stat state at the deadline ('D': stuck in the kernel) */
 	bool reaped;
-	int exit_code; /* -1 unless it exited */
-	int signal;    /* the signal that killed it, 0 if none */
+	int exit_code;	/* -1 unless it exited */
+	int signal;	/* the signal that killed it, 0 if none */
+	bool held_open; /* something in the container kept its output open after it ended */
 	double elapsed_ms;
 };
 
-/* Parses gpu-probe's output strictly: -EINVAL at the first line it does not expect. */
+/*
+ * Parses gpu-probe's output strictly: -EINVAL at the first line it does not expect,
+ * which is kept escaped in r->bad_line.
+ */
 int gp_probe_parse(const char *buf, struct gp_probe_result *r);
 
 /*
  * Runs gpu-probe (the file at probe_path, copied into a sealed memfd so the container
  * can neither see nor change it) inside the running container, with its namespaces,
  * cgroup, credentials and LSM profile and a cleared environment, through liblxc's
- * attach. The nodes of expected are given to it to check. Never waits longer than
- * timeout_ms for it: on expiry it notes the process state, kills it and returns, even
- * if it cannot be reaped. Returns 0 with r filled (see r->status), or -errno when the
+ * attach made in a child of lib/child.c (no terminal, no descriptor but 0-2). The nodes
+ * of expected are given to it to check. Never waits longer than timeout_ms for it,
+ * attach included: on expiry it notes the process state, kills it and returns, even if
+ * it cannot be reaped. Returns 0 with r filled (see r->status), or -errno when the
  * probe could not be started at all.
  */
 int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,

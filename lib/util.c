@@ -284,6 +284,9 @@ int gp_program_path(const char *name, const char *installed_dir, char *out, size
 
 	if (n > 0) {
 		self[n] = '\0';
+		/* Run from a sealed copy (gp_child_reexec_sealed): the directory it came from. */
+		if (strncmp(self, "/memfd:", 7) == 0 && getenv("GP_PROGRAM_DIR"))
+			snprintf(self, sizeof(self), "%s/x", getenv("GP_PROGRAM_DIR"));
 		slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';

@@ -1,21 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-provision check [NAME|--all]: host, configs and running containers, as findings. */
-#include <json-c/json.h>
 #include <limits.h>
 #include <lxc/lxccontainer.h>
-#include <poll.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "checkout.h"
+#include "child.h"
 #include "commands.h"
+#include "ctconf.h"
+#include "escape.h"
 #include "target.h"
 #include "inventory.h"
 #include "paths.h"
+#include "probejson.h"
 #include "util.h"
 
 #define MAX_PARALLEL_PROBES 4
@@ -31,15 +30,70 @@ static bool is_running(const struct gp_cli *cli, const char *name)
 	return running;
 }
 
-/* Starts "gpu-provision probe NAME --json" with its stdout on a pipe. */
+/* The probe's deadline as probe itself takes it: --timeout, the ini, the host's default. */
+static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
+{
+	struct gp_ctconf conf, host;
+
+	if (cli->timeout)
+		return (int)cli->timeout * 1000;
+	if (gp_hostconf_load(cli->confdir, &host) < 0)
+		host.probe_timeout = 30;
+	if (gp_ctconf_load(cli->confdir, name, &conf) < 0)
+		return (int)host.probe_timeout * 1000;
+	gp_ctconf_merge_host(&conf, &host);
+	return (int)conf.probe_timeout * 1000;
+}
+
+static void probe_output_finding(struct gp_check_subject *s, const char *why)
+{
+	struct gp_finding *x = gp_findings_add(&s->f, "probe-output");
+
+	snprintf(s->probe, sizeof(s->probe), "failed");
+	if (!x)
+		return;
+	GP_SET(x->summary, "the probe of %s gave no usable report", s->name);
+	GP_SET(x->evidence, "%s", why);
+	GP_SET(x->fix, "run gpu-provision probe %s for its own messages", s->name);
+}
+
+/* What the probe's child left: its report, or why there is none (its stderr escaped). */
+static int take_report(struct gp_check_subject *s, char *why, size_t size)
+{
+	const struct gp_child *c = &s->child;
+	char err[256];
+
+	gp_escape(err, sizeof(err), c->err, c->err_len, false);
+	if (c->timed_out) {
+		snprintf(why, size, "gpu-provision probe did not end within %.0f s",
+			 c->elapsed_ms / 1000);
+		return -ETIMEDOUT;
+	}
+	if (c->truncated) {
+		snprintf(why, size, "its report is longer than %u bytes", PROBE_JSON_MAX);
+		return -EFBIG;
+	}
+	if (c->out_len == 0) {
+		snprintf(why, size, "no report (exit code %d, signal %d): %s", c->exit_code,
+			 c->signal, err);
+		return -ENODATA;
+	}
+	return gp_probe_json_take(c->out, c->out_len, s->probe, sizeof(s->probe), &s->f, why, size);
+}
+
+/* Starts "gpu-provision probe NAME --json" in a child of lib/child.c. */
 static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 {
-	char self[PATH_MAX];
+	/* The probe's own deadline, and a little for its start and its report. */
+	int timeout_ms = probe_timeout_ms(cli, s->name);
+	struct gp_child_opts o = { .timeout_ms = timeout_ms + 5000,
+				   .output_max = PROBE_JSON_MAX,
+				   .overflow_kills = true };
+	char self[PATH_MAX], timeout[16];
 	char *argv[16];
-	int argc = 0, fds[2];
-	posix_spawn_file_actions_t fa;
-	extern char **environ;
+	int argc = 0;
 
+	snprintf(timeout, sizeof(timeout), "%d", timeout_ms / 1000);
 	gp_program_path("gpu-provision", GP_SBINDIR, self, sizeof(self));
 	argv[argc++] = self;
 	if (cli->root) {
@@ -55,90 +109,50 @@ static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 	argv[argc++] = (char *)"probe";
 	argv[argc++] = s->name;
 	argv[argc++] = (char *)"--json";
+	argv[argc++] = (char *)"--timeout";
+	argv[argc++] = timeout;
 	argv[argc] = NULL;
-	if (pipe(fds) < 0)
-		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	if (posix_spawn(&s->pid, self, &fa, NULL, argv, environ) != 0)
-		s->pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	s->fd = fds[0];
-	return s->pid > 0 ? 0 : -EIO;
+	return gp_child_start(&s->child, &o, gp_child_exec, argv);
 }
 
-static void copy_finding(struct gp_findings *f, struct json_object *o)
-{
-	struct json_object *v;
-	struct gp_finding *x;
-
-	if (!json_object_object_get_ex(o, "id", &v) ||
-	    !(x = gp_findings_add(f, json_object_get_string(v))))
-		return;
-	if (json_object_object_get_ex(o, "summary", &v))
-		snprintf(x->summary, sizeof(x->summary), "%s", json_object_get_string(v));
-	if (json_object_object_get_ex(o, "evidence", &v))
-		snprintf(x->evidence, sizeof(x->evidence), "%s", json_object_get_string(v));
-	if (json_object_object_get_ex(o, "fix", &v))
-		snprintf(x->fix, sizeof(x->fix), "%s", json_object_get_string(v));
-}
-
-/* Joins the probe's verdict and findings into the container's. */
+/* Joins the probe's verdict and findings into the container's; a bad report is a finding. */
 static void finish_probe(struct gp_check_subject *s)
 {
-	struct json_object *o = s->out.data ? json_tokener_parse(s->out.data) : NULL, *v;
-	int status;
+	char why[512];
 
-	waitpid(s->pid, &status, 0);
-	close(s->fd);
-	snprintf(s->probe, sizeof(s->probe), "failed");
-	if (o && json_object_object_get_ex(o, "status", &v))
-		snprintf(s->probe, sizeof(s->probe), "%s", json_object_get_string(v));
-	if (o && json_object_object_get_ex(o, "findings", &v))
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			copy_finding(&s->f, json_object_array_get_idx(v, i));
-	json_object_put(o);
-	gp_buf_free(&s->out);
-}
-
-static bool read_some(struct gp_check_subject *s)
-{
-	char buf[4096];
-	ssize_t n = read(s->fd, buf, sizeof(buf));
-
-	if (n <= 0 || s->out.len > PROBE_JSON_MAX)
-		return false;
-	gp_buf_printf(&s->out, "%.*s", (int)n, buf);
-	return true;
+	if (take_report(s, why, sizeof(why)) < 0)
+		probe_output_finding(s, why);
+	gp_child_free(&s->child);
 }
 
 /* Probes the running containers, at most MAX_PARALLEL_PROBES at once. */
 static void probe_all(const struct gp_cli *cli, struct gp_check_subject *subj, int n)
 {
-	struct pollfd pfd[MAX_PARALLEL_PROBES];
-	int idx[MAX_PARALLEL_PROBES], active = 0, next = 0;
+	struct gp_child *active[MAX_PARALLEL_PROBES];
+	int idx[MAX_PARALLEL_PROBES], nactive = 0, next = 0;
 
 	for (;;) {
-		while (active < MAX_PARALLEL_PROBES && next < n) {
+		while (nactive < MAX_PARALLEL_PROBES && next < n) {
 			struct gp_check_subject *s = &subj[next++];
 
-			if (s->running && start_probe(cli, s) == 0) {
-				pfd[active] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
-				idx[active++] = next - 1;
+			if (!s->running)
+				continue;
+			if (start_probe(cli, s) < 0) {
+				probe_output_finding(s, "the probe could not be started");
+				continue;
 			}
+			active[nactive] = &s->child;
+			idx[nactive++] = next - 1;
 		}
-		if (active == 0)
+		if (nactive == 0)
 			return;
-		if (poll(pfd, (nfds_t)active, -1) < 0 && errno != EINTR)
-			return;
-		for (int i = 0; i < active; i++) {
-			if (!pfd[i].revents || read_some(&subj[idx[i]]))
+		gp_children_step(active, (size_t)nactive, -1);
+		for (int i = 0; i < nactive; i++) {
+			if (!active[i]->done)
 				continue;
 			finish_probe(&subj[idx[i]]);
-			pfd[i] = pfd[--active];
-			idx[i] = idx[active];
+			active[i] = active[--nactive];
+			idx[i] = idx[nactive];
 			i--;
 		}
 	}

@@ -7,36 +7,13 @@
 
 #include "checkout.h"
 
-static const char *color(enum gp_severity s, bool tty)
-{
-	if (!tty)
-		return "";
-	return s == GP_SEV_ERROR ? "\033[31m" : s == GP_SEV_WARNING ? "\033[33m" : "\033[36m";
-}
-
 static void print_group(const char *title, const struct gp_findings *f, const char *probe, bool tty)
 {
 	printf("%s%s%s%s\n", title, probe && probe[0] ? " (probe: " : "", probe ? probe : "",
 	       probe && probe[0] ? ")" : "");
-	if (f->n == 0) {
+	if (f->n == 0)
 		printf("  no findings\n");
-		return;
-	}
-	for (int sev = GP_SEV_ERROR; sev <= GP_SEV_INFO; sev++)
-		for (size_t i = 0; i < f->n; i++) {
-			const struct gp_finding *x = &f->v[i];
-
-			if ((int)x->severity != sev)
-				continue;
-			printf("  %s%s%s %s: %s\n", color(x->severity, tty),
-			       gp_severity_name(x->severity), tty ? "\033[0m" : "", x->id,
-			       x->summary);
-			printf("    evidence: %s\n", x->evidence);
-			if (x->fix[0])
-				printf("    fix:      %s\n", x->fix);
-			if (x->refs)
-				printf("    refs:     %s\n", x->refs);
-		}
+	gp_findings_print(f, stdout, "  ", tty);
 }
 
 static void print_text(const struct gp_findings *host, const struct gp_check_subject *subj, int n)

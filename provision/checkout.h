@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "child.h"
 #include "commands.h"
 #include "findings.h"
 #include "util.h"
@@ -14,10 +15,8 @@ struct gp_check_subject {
 	char name[65];
 	struct gp_findings f;
 	bool running;
-	char probe[16]; /* ok, failed, timeout; empty when not probed */
-	pid_t pid;
-	int fd;
-	struct gp_buf out;
+	char probe[16];	       /* ok, failed, timeout; empty when not probed */
+	struct gp_child child; /* its probe, while it runs */
 };
 
 /* Prints the result as text, --json or --format prometheus; returns the number of errors. */

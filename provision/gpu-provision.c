@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "child.h"
 #include "commands.h"
 #include "paths.h"
 #include "util.h"
@@ -206,9 +207,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++)
-		if (strcmp(cli.args[0], commands[i].name) == 0)
-			r = commands[i].run(&cli);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++) {
+		if (strcmp(cli.args[0], commands[i].name) != 0)
+			continue;
+		/* probe forks into containers: their processes must not see our file as exe. */
+		if (strcmp(commands[i].name, "probe") == 0 && gp_child_reexec_sealed(argv) < 0)
+			return 3;
+		r = commands[i].run(&cli);
+	}
 	if (r < 0)
 		gp_error("unknown command \"%s\"; see gpu-provision --help", cli.args[0]);
 	free(cli.root);

@@ -86,7 +86,7 @@ static void print_text(const char *name, const struct gp_probe_result *r,
 		printf("  /dev/%-24s %s %u:%u open %s\n", r->nodes[i].name,
 		       r->nodes[i].exists ? "c" : "-", r->nodes[i].major, r->nodes[i].minor,
 		       r->nodes[i].open_errno ? strerror(r->nodes[i].open_errno) : "ok");
-	gp_findings_print(f, stdout);
+	gp_findings_print(f, stdout, "", false);
 }
 
 static struct json_object *result_json(const char *name, const struct gp_probe_result *r,

@@ -62,29 +62,38 @@ test_pve_sync_after_driver_update() {
 	gp --root "$WORK/pvsy" list --json | grep -q '"mode":"pve-hook"'
 }
 
+# fake_pct_path ROOT: a folder with a pct that is the double for ROOT. gpu-provision runs
+# pct with PATH as its only variable, so the double's root is written into the wrapper.
+fake_pct_path() {
+	mkdir -p "$1/bin"
+	printf '#!/bin/sh\nGP_FAKE_PVE_ROOT=%s exec %s/tests/fakes/pct "$@"\n' "$1" "$GP_TOP" >"$1/bin/pct"
+	chmod 755 "$1/bin/pct"
+	echo "$1/bin"
+}
+
 test_pve_create_with_pct() {
+	local bin
 	make_root h200-580-open "$WORK/pvc"
 	mkdir -p "$WORK/pvc/etc/pve/lxc"
-	export GP_FAKE_PVE_ROOT=$WORK/pvc
-	PATH=$GP_TOP/tests/fakes:$PATH gp --root "$WORK/pvc" create 200 \
+	bin=$(fake_pct_path "$WORK/pvc")
+	PATH=$bin:$PATH gp --root "$WORK/pvc" create 200 \
 		--ostemplate local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst --gpus all --dry-run \
 		-- --storage local-lvm --unprivileged 1 >"$WORK/pvc.dry"
 	grep -qx 'would run: pct create 200 local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst --storage local-lvm --unprivileged 1' "$WORK/pvc.dry"
 	grep -q 'would add to .*/etc/pve/lxc/200.conf: lxc.hook.pre-start: ' "$WORK/pvc.dry"
 	check "dry run ran no pct" absent "$([ -e "$WORK/pvc/pct.log" ] && echo present || echo absent)"
-	PATH=$GP_TOP/tests/fakes:$PATH gp --root "$WORK/pvc" create 200 \
+	PATH=$bin:$PATH gp --root "$WORK/pvc" create 200 \
 		--ostemplate local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst --gpus all \
 		-- --storage local-lvm
 	grep -qx 'create 200 local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst --storage local-lvm' "$WORK/pvc/pct.log"
 	grep -q '^lxc.hook.pre-start: ' "$WORK/pvc/etc/pve/lxc/200.conf"
 	# A selection that matches nothing after pct create: the container is destroyed again.
 	set +e
-	PATH=$GP_TOP/tests/fakes:$PATH gp --root "$WORK/pvc" create 201 \
+	PATH=$bin:$PATH gp --root "$WORK/pvc" create 201 \
 		--ostemplate local:vztmpl/x.tar.zst --gpus 3 2>/dev/null
 	rc=$?
 	set -e
 	check "exit (bad selection)" 2 "$rc"
 	grep -qx 'destroy 201' "$WORK/pvc/pct.log"
 	check "201 gone" absent "$([ -e "$WORK/pvc/etc/pve/lxc/201.conf" ] && echo present || echo absent)"
-	unset GP_FAKE_PVE_ROOT
 }

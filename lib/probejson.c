@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The probe's JSON report as check reads it: typed and bounded before use (probejson.h). */
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "escape.h"
+#include "probejson.h"
+#include "util.h"
+
+static const char *const statuses[] = { "ok", "failed", "timeout" };
+static const char *const text_fields[] = { "summary", "evidence", "fix" };
+
+static const char *string_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static bool is_known_id(const char *id)
+{
+	for (size_t i = 0; i < gp_finding_nkinds; i++)
+		if (strcmp(gp_finding_kinds[i].id, id) == 0)
+			return true;
+	return false;
+}
+
+/* A finding is an object with a catalogued id and string fields. */
+static int check_finding(struct json_object *o, size_t i, char *why, size_t size)
+{
+	const char *id;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(why, size, "findings[%zu] is not an object", i);
+		return -EINVAL;
+	}
+	id = string_of(o, "id");
+	if (!id || !is_known_id(id)) {
+		char esc[96];
+
+		gp_escape(esc, sizeof(esc), id ? id : "", id ? strlen(id) : 0, false);
+		snprintf(why, size, "findings[%zu] has %s id \"%s\"", i,
+			 id ? "an unknown" : "no string", esc);
+		return -EINVAL;
+	}
+	for (size_t k = 0; k < GP_ARRAY_SIZE(text_fields); k++) {
+		struct json_object *v;
+
+		if (json_object_object_get_ex(o, text_fields[k], &v) &&
+		    !json_object_is_type(v, json_type_string)) {
+			snprintf(why, size, "findings[%zu].%s is not a string", i, text_fields[k]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int check_report(struct json_object *o, char *why, size_t size)
+{
+	const char *status = string_of(o, "status");
+	struct json_object *v;
+	bool known = false;
+
+	for (size_t i = 0; status && i < GP_ARRAY_SIZE(statuses); i++)
+		known |= strcmp(status, statuses[i]) == 0;
+	if (!known) {
+		snprintf(why, size, "\"status\" is not one of ok, failed, timeout");
+		return -EINVAL;
+	}
+	if (!json_object_object_get_ex(o, "findings", &v) ||
+	    !json_object_is_type(v, json_type_array)) {
+		snprintf(why, size, "\"findings\" is not an array");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		if (check_finding(json_object_array_get_idx(v, i), i, why, size) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+static void copy_finding(struct gp_findings *f, struct json_object *o)
+{
+	struct gp_finding *x = gp_findings_add(f, string_of(o, "id"));
+	const char *v;
+
+	if (!x)
+		return;
+	if ((v = string_of(o, "summary")))
+		GP_SET(x->summary, "%s", v);
+	if ((v = string_of(o, "evidence")))
+		GP_SET(x->evidence, "%s", v);
+	if ((v = string_of(o, "fix")))
+		GP_SET(x->fix, "%s", v);
+}
+
+static struct json_object *parse_object(const char *text, size_t len, char *why, size_t size)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o = NULL;
+
+	if (!tok || len > (size_t)INT32_MAX) {
+		snprintf(why, size, "out of memory");
+	} else {
+		o = json_tokener_parse_ex(tok, text, (int)len);
+		if (!o || json_tokener_get_parse_end(tok) < len - (len && text[len - 1] == '\n'))
+			snprintf(why, size, "not one JSON value (%s)",
+				 json_tokener_error_desc(json_tokener_get_error(tok)));
+		else if (!json_object_is_type(o, json_type_object))
+			snprintf(why, size, "not a JSON object");
+		else
+			goto out;
+		json_object_put(steal_ptr(o));
+	}
+out:
+	if (tok)
+		json_tokener_free(tok);
+	return o;
+}
+
+int gp_probe_json_take(const char *text, size_t len, char *status, size_t status_size,
+		       struct gp_findings *f, char *why, size_t why_size)
+{
+	struct json_object *o = parse_object(text, len, why, why_size), *v;
+
+	if (!o)
+		return -EINVAL;
+	if (check_report(o, why, why_size) < 0) {
+		json_object_put(o);
+		return -EINVAL;
+	}
+	snprintf(status, status_size, "%s", string_of(o, "status"));
+	json_object_object_get_ex(o, "findings", &v);
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		copy_finding(f, json_object_array_get_idx(v, i));
+	json_object_put(o);
+	return 0;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The one runner: what a child is cut off from, and that its caller keeps its deadline. */
+#include "unit.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "child.h"
+
+static const struct gp_child_opts quick = { .timeout_ms = 5000, .output_max = 4096 };
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int say_hello(void *arg)
+{
+	(void)arg;
+	printf("hello\n");
+	fprintf(stderr, "to stderr\n");
+	return 7;
+}
+
+static void output_and_exit_code_come_back(void **state)
+{
+	struct gp_child c;
+
+	(void)state;
+	assert_int_equal(gp_child_start(&c, &quick, say_hello, NULL), 0);
+	assert_int_equal(gp_child_wait(&c), -EIO);
+	assert_true(c.reaped);
+	assert_int_equal(c.exit_code, 7);
+	assert_string_equal(c.out, "hello\n");
+	assert_string_equal(c.err, "to stderr\n");
+	assert_false(c.timed_out || c.held_open || c.truncated);
+	gp_child_free(&c);
+}
+
+/* What the child holds: its session, its stdin, its descriptors, its environment. */
+static int describe_self(void *arg)
+{
+	struct stat in;
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	extern char **environ;
+
+	(void)arg;
+	fstat(STDIN_FILENO, &in);
+	printf("leader %d\n", getsid(0) == getpid() && getpgrp() == getpid());
+	printf("tty %d\n", open("/dev/tty", O_RDWR) < 0 ? errno : 0);
+	printf("stdin %u:%u\n", major(in.st_rdev), minor(in.st_rdev));
+	printf("fds");
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d))
+			printf(" %s", e->d_name);
+	printf("\n");
+	for (char **v = environ; *v; v++)
+		printf("env %.4s\n", *v);
+	return 0;
+}
+
+static void the_child_is_cut_off(void **state)
+{
+	int spare = open("/dev/null", O_RDONLY); /* not close-on-exec: it must still not pass */
+	int kept = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	struct gp_child_opts o = quick;
+	struct gp_child c;
+	char want[64];
+
+	(void)state;
+	setenv("LD_PRELOAD", "/nonexistent.so", 1);
+	o.keep_fds = &kept;
+	o.nkeep = 1;
+	assert_int_equal(gp_child_start(&c, &o, describe_self, NULL), 0);
+	assert_int_equal(gp_child_wait(&c), 0);
+	unsetenv("LD_PRELOAD");
+	assert_non_null(strstr(c.out, "leader 1\n"));
+	assert_non_null(strstr(c.out, "tty 6\n")); /* ENXIO: no controlling terminal */
+	assert_non_null(strstr(c.out, "stdin 1:3\n"));
+	snprintf(want, sizeof(want), "fds 0 1 2 %d\n", kept);
+	assert_non_null(strstr(c.out, want));
+	assert_non_null(strstr(c.out, "env PATH\n"));
+	assert_null(strstr(c.out, "env LD_P"));
+	gp_child_free(&c);
+	close(spare);
+	close(kept);
+}
+
+static int sleep_forever(void *arg)
+{
+	(void)arg;
+	printf("started\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static void the_deadline_holds(void **state)
+{
+	struct gp_child_opts o = quick;
+	struct gp_child c;
+	double t0 = now_ms();
+
+	(void)state;
+	o.timeout_ms = 300;
+	assert_int_equal(gp_child_start(&c, &o, sleep_forever, NULL), 0);
+	assert_int_equal(gp_child_wait(&c), -EIO);
+	assert_true(c.timed_out);
+	assert_int_equal(c.state, 'S');
+	assert_true(c.reaped);
+	assert_int_equal(c.signal, SIGKILL);
+	assert_string_equal(c.out, "started\n");
+	assert_true(now_ms() - t0 < 300 + 1000);
+	gp_child_free(&c);
+}
+
+/* A grandchild in a session of its own keeps the pipe: the caller stops reading anyway. */
+static int leave_a_holder(void *arg)
+{
+	int ready[2];
+	char c;
+
+	(void)arg;
+	if (pipe(ready) < 0)
+		return 1;
+	if (fork() == 0) {
+		setsid();
+		close(ready[0]);
+		close(ready[1]); /* now out of the group: let the child end */
+		sleep(30);
+		_exit(0);
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 0)
+		return 1;
+	printf("done\n");
+	return 0;
+}
+
+static void a_holder_does_not_hold_the_caller(void **state)
+{
+	struct gp_child c;
+	double t0 = now_ms();
+
+	(void)state;
+	assert_int_equal(gp_child_start(&c, &quick, leave_a_holder, NULL), 0);
+	assert_int_equal(gp_child_wait(&c), 0);
+	assert_true(c.held_open);
+	assert_false(c.timed_out);
+	assert_string_equal(c.out, "done\n");
+	assert_true(now_ms() - t0 < GP_CHILD_GRACE_MS + 1000);
+	gp_child_free(&c);
+}
+
+/* One in the child's own group is killed with it, and reaped by us. */
+static int leave_a_sleeper(void *arg)
+{
+	(void)arg;
+	if (fork() == 0) {
+		sleep(30);
+		_exit(0);
+	}
+	return 0;
+}
+
+static void the_group_goes_with_the_child(void **state)
+{
+	struct gp_child c;
+	double t0 = now_ms();
+	pid_t pgid;
+
+	(void)state;
+	assert_int_equal(gp_child_start(&c, &quick, leave_a_sleeper, NULL), 0);
+	pgid = c.pid;
+	assert_int_equal(gp_child_wait(&c), 0);
+	assert_false(c.held_open);
+	assert_true(now_ms() - t0 < 1000);
+	assert_int_equal(kill(-pgid, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	gp_child_free(&c);
+}
+
+static int flood(void *arg)
+{
+	static const char line[] =
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n";
+
+	(void)arg;
+	for (;;)
+		if (write(STDOUT_FILENO, line, sizeof(line) - 1) < 0)
+			return 1;
+}
+
+static void output_is_bounded(void **state)
+{
+	struct gp_child_opts o = quick;
+	struct gp_child c;
+
+	(void)state;
+	o.overflow_kills = true;
+	assert_int_equal(gp_child_start(&c, &o, flood, NULL), 0);
+	gp_child_wait(&c);
+	assert_true(c.truncated);
+	assert_false(c.timed_out);
+	assert_int_equal(c.out_len, o.output_max);
+	assert_int_equal(c.signal, SIGKILL);
+	gp_child_free(&c);
+}
+
+static void exec_finds_on_path(void **state)
+{
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"echo \"$PATH\"; env | wc -l", NULL };
+	struct gp_child c;
+
+	(void)state;
+	setenv("PATH", "/usr/bin:/bin", 1);
+	setenv("SECRET", "x", 1);
+	assert_int_equal(gp_child_start(&c, &quick, gp_child_exec, argv), 0);
+	assert_int_equal(gp_child_wait(&c), 0);
+	unsetenv("SECRET");
+	/* sh adds PWD (and may add SHLVL, _): at most those besides PATH */
+	assert_memory_equal(c.out, "/usr/bin:/bin\n", 14);
+	assert_true(atoi(c.out + 14) <= 4);
+	gp_child_free(&c);
+}
+
+static void several_at_once(void **state)
+{
+	struct gp_child a, b;
+	struct gp_child *both[] = { &a, &b };
+	struct gp_child_opts slow = quick;
+
+	(void)state;
+	slow.timeout_ms = 300;
+	assert_int_equal(gp_child_start(&a, &quick, say_hello, NULL), 0);
+	assert_int_equal(gp_child_start(&b, &slow, sleep_forever, NULL), 0);
+	while (!a.done || !b.done)
+		gp_children_step(both, 2, -1);
+	assert_int_equal(a.exit_code, 7);
+	assert_true(b.timed_out);
+	gp_child_free(&a);
+	gp_child_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(output_and_exit_code_come_back),
+		cmocka_unit_test(the_child_is_cut_off),
+		cmocka_unit_test(the_deadline_holds),
+		cmocka_unit_test(a_holder_does_not_hold_the_caller),
+		cmocka_unit_test(the_group_goes_with_the_child),
+		cmocka_unit_test(output_is_bounded),
+		cmocka_unit_test(exec_finds_on_path),
+		cmocka_unit_test(several_at_once),
+	};
+	return cmocka_run_group_tests_name("child", tests, NULL, NULL);
+}
