@@ -185,8 +185,20 @@ static int finish_rootdev(struct lxc_container *c, const struct gp_create_opts *
 	char path[PATH_MAX + 8];
 	struct stat st;
 
-	if (umount2(rootfs, 0) < 0)
+	int fd = open(rootfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC), synced;
+
+	/*
+	 * The template's mount namespace can keep the filesystem mounted through our loop
+	 * device a moment after our umount, while LXC's start mounts the image through
+	 * another: what is not written to the image by then is missing there (a start once
+	 * found no /sbin/init). Write it all out first, then take every layer off.
+	 */
+	synced = fd >= 0 ? syncfs(fd) : -1;
+	gp_closep(&fd);
+	if (synced < 0 || umount2(rootfs, 0) < 0)
 		return -errno;
+	while (umount2(rootfs, 0) == 0)
+		;
 	snprintf(
 	    path, sizeof(path), "%s%s",
 	    stat(o->rootfs_dev, &st) == 0 && S_ISBLK(st.st_mode) ? "" : "loop:", o->rootfs_dev);

@@ -53,6 +53,8 @@ test_create_rootfs_dev() {
 	gp --root "$WORK/crd" create crd --template busybox --config "$WORK/base.conf" \
 		--rootfs-dev "$WORK/empty.img" --gpus all
 	grep -qx "lxc.rootfs.path = loop:$WORK/empty.img" "$P/crd/config"
+	# Nothing of ours stays mounted there: LXC mounts the image itself at each start.
+	check "mounts left at the rootfs" 0 "$(host_mounts_under "$P/crd/rootfs")"
 	start crd
 	check "rootfs from the image" yes "$(in_ct "$P" crd 'test -x /bin/busybox && echo yes')"
 	check "nvidia0" "195:0" "$(node_of crd /dev/nvidia0)"
