@@ -93,6 +93,20 @@ $(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c
 
 tests-helpers: $(FAKECUDA)/.stamp
 
+# Config edits under the owners' locks (t-edits.sh): a liblxc lock holder
+# (tests/helpers) and a rename() test double preloaded for faults between writes
+# (tests/faults); test-ctconf swaps a file under a read by path.
+EDIT_HELPERS := $(BUILD)/tests/helpers/lxc-lock-edit $(BUILD)/tests/faults/rename-fault.so
+$(BUILD)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -o $@ $<
+$(BUILD)/tests/faults/%.so: tests/faults/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
+
+tests-helpers: $(EDIT_HELPERS)
+$(BUILD)/tests/test-ctconf: UNIT_LDFLAGS = -Wl,--wrap=gp_read_file
+
 # libFuzzer targets (clang): make fuzz runs each for FUZZ_SECONDS from its corpus.
 FUZZ_TARGETS := pveconf probe ctconf procfs
 FUZZ_SECONDS ?= 30

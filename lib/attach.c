@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* attach and detach: the ini, and the container's config (plain LXC or Proxmox VE). */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -16,9 +17,11 @@
 #include "util.h"
 
 #define MAX_LINES (GP_PLAN_MAX_NODES + 8)
+/* .applied may hold an earlier attach's lines and a failed one's (apply says why). */
+#define LINES_CAP (4 * MAX_LINES)
 
 struct lines {
-	char *v[MAX_LINES];
+	char *v[LINES_CAP];
 	size_t n;
 };
 
@@ -34,7 +37,7 @@ static void lines_free(struct lines *l)
 /* Adds the line a followed by b. */
 static int lines_add(struct lines *l, const char *a, const char *b)
 {
-	if (l->n == MAX_LINES || asprintf(&l->v[l->n], "%s%s", a, b) < 0)
+	if (l->n == LINES_CAP || asprintf(&l->v[l->n], "%s%s", a, b) < 0)
 		return -ENOMEM;
 	l->n++;
 	return 0;
@@ -63,9 +66,58 @@ static int lock_confdir(const char *confdir)
 	return steal_fd(fd);
 }
 
+/* Refuses path when it is not root's or is writable by group or others. */
+static int check_trusted(const char *hook, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		gp_error("Failed to check \"%s\": %s", path, strerror(errno));
+		return -errno;
+	}
+	if (st.st_uid == 0 && !(st.st_mode & 022))
+		return 0;
+	gp_error("gpu-hook \"%s\" would run as root at every container start, but \"%s\" is "
+		 "owned by uid %u with mode %04o, so others could change it: run \"make "
+		 "install\" and attach with the installed gpu-provision, or move the build tree "
+		 "where every directory is root's and not group- or world-writable",
+		 hook, path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+	return -EINVAL;
+}
+
+/*
+ * The hook's file and every directory above it must be root's and writable by no one
+ * else: who can write any of them owns the host at the next start. real gets the path
+ * without symlinks, which goes into the config so that no link can be turned later.
+ */
+static int check_hook(const char *hook, char *real)
+{
+	char path[PATH_MAX];
+	char *slash;
+	int r;
+
+	if (!realpath(hook, real)) {
+		gp_error("Failed to resolve \"%s\": %s", hook, strerror(errno));
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "%s", real);
+	for (;;) {
+		r = check_trusted(hook, path);
+		if (r < 0 || strcmp(path, "/") == 0)
+			return r;
+		slash = strrchr(path, '/');
+		slash[slash == path] = '\0';
+	}
+}
+
 static int hook_command(const struct gp_attach_opts *o, char **out)
 {
-	const char *words[] = { o->hook, o->confdir, o->root ? o->root : "/" };
+	char hook[PATH_MAX];
+	const char *words[] = { hook, o->confdir, o->root ? o->root : "/" };
+	int r = check_hook(o->hook, hook);
+
+	if (r < 0)
+		return r;
 
 	for (size_t i = 0; i < GP_ARRAY_SIZE(words); i++) {
 		if (words[i][0] != '/' || !gp_shell_word_is_safe(words[i])) {
@@ -75,10 +127,9 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 			return -EINVAL;
 		}
 	}
-	if (o->root &&
-	    asprintf(out, "%s --root %s --confdir %s", o->hook, o->root, o->confdir) >= 0)
+	if (o->root && asprintf(out, "%s --root %s --confdir %s", hook, o->root, o->confdir) >= 0)
 		return 0;
-	if (!o->root && asprintf(out, "%s --confdir %s", o->hook, o->confdir) >= 0)
+	if (!o->root && asprintf(out, "%s --confdir %s", hook, o->confdir) >= 0)
 		return 0;
 	return -ENOMEM;
 }
@@ -94,17 +145,24 @@ static char *applied_path(const struct gp_attach_opts *o)
 static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 {
 	_cleanup_free_ char *path = applied_path(o), *buf = NULL;
+	_cleanup_close_ int fd = -1;
 	char *save = NULL;
 	struct stat st;
 	int r;
 
 	if (!path)
 		return -ENOMEM;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		gp_error("Failed to open \"%s\": %s", path, strerror(errno));
+		return -errno;
+	}
+	/* Checked and read through one descriptor: the path may not name it twice. */
 	r = gp_ctconf_check_owner(path, &st);
 	if (r == 0)
-		r = gp_read_file(path, 256 * 1024, &buf, NULL);
+		r = gp_read_fd(fd, 256 * 1024, &buf, NULL);
 	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t;
 	     t = strtok_r(NULL, "\n", &save))
 		if ((r = lines_add(l, t, "")) < 0)
@@ -314,31 +372,74 @@ static void restore_ini(const struct gp_attach_opts *o, const char *old)
 		unlink(path);
 }
 
+static bool lines_have(const struct lines *l, const char *line)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], line) == 0)
+			return true;
+	return false;
+}
+
+/* The lines of a, then those of b that a lacks. */
+static int lines_union(const struct lines *a, const struct lines *b, struct lines *u)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < a->n && r == 0; i++)
+		r = lines_add(u, a->v[i], "");
+	for (size_t i = 0; i < b->n && r == 0; i++)
+		if (!lines_have(a, b->v[i]))
+			r = lines_add(u, b->v[i], "");
+	return r;
+}
+
+/* The ini, then the config; on failure the ini as it was. */
+static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_target *t,
+				const struct gp_ctconf *conf, const struct lines *remove,
+				const struct lines *add)
+{
+	_cleanup_free_ char *old_ini = read_ini_text(o);
+	int r = gp_ctconf_save(o->confdir, o->name, conf);
+
+	if (r < 0)
+		return r;
+	r = gp_target_edit(t, (const char *const *)remove->v, remove->n,
+			   (const char *const *)add->v, add->n);
+	if (r < 0)
+		restore_ini(o, old_ini); /* the config is as it was: so is the ini */
+	return r;
+}
+
+/*
+ * At every point .applied lists all that the config may hold of ours, so that detach
+ * and the next attach can take it out whichever write fails: first the old lines and
+ * the new, then the ini and the config, last the new lines alone.
+ */
 static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 		 const struct gp_ctconf *conf, struct lines *old, struct lines *add)
 {
-	const char *remove[2 * MAX_LINES];
-	_cleanup_free_ char *old_ini = NULL;
-	size_t n = 0;
+	_cleanup_lines_ struct lines both = { 0 };
 	int r, w;
 
 	/* Take out the previous attach's lines and any copy of the new ones, then add. */
-	for (size_t i = 0; i < old->n; i++)
-		remove[n++] = old->v[i];
-	for (size_t i = 0; i < add->n; i++)
-		remove[n++] = add->v[i];
-	old_ini = read_ini_text(o);
-	r = gp_ctconf_save(o->confdir, o->name, conf);
-	if (r < 0)
-		return r;
-	r = gp_target_edit(t, remove, n, (const char *const *)add->v, add->n);
+	r = lines_union(old, add, &both);
+	if (r == 0)
+		r = write_applied(o, &both);
 	if (r < 0) {
-		restore_ini(o, old_ini); /* the config is as it was: so is the ini */
+		gp_error("Failed to record the lines for \"%s\" in %s: %s; nothing was changed",
+			 t->config, o->confdir, strerror(-r));
+		return r;
+	}
+	r = write_ini_and_config(o, t, conf, &both, add);
+	if (r < 0) {
+		write_applied(o, old); /* the config holds the old lines still */
 		return r;
 	}
 	w = write_applied(o, add);
 	if (w < 0) {
-		gp_error("Failed to record what was added to \"%s\": %s", t->config, strerror(-w));
+		gp_error("Failed to record what was added to \"%s\": %s; detach still takes "
+			 "it out, with the previous attach's lines",
+			 t->config, strerror(-w));
 		return w;
 	}
 	return r;

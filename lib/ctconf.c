@@ -261,7 +261,8 @@ static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf 
 		gp_error("\"%s\" is larger than %d bytes", path, GP_CTCONF_MAX_SIZE);
 		return -EINVAL;
 	}
-	r = gp_read_file(path, GP_CTCONF_MAX_SIZE, &buf, NULL);
+	/* From the descriptor just checked: a path opened again may be another file. */
+	r = gp_read_fd(fd, GP_CTCONF_MAX_SIZE, &buf, NULL);
 	if (r < 0) {
 		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
 		return r;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lock.h"
 #include "lxcconf.h"
 #include "pveconf.h"
 #include "target.h"
@@ -33,7 +34,7 @@ static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 {
 	struct lxc_container *c = lxc_container_new(o->name, o->lxcpath);
 	char buf[16] = "";
-	char *config;
+	char *config, *lock;
 
 	if (!c || !c->is_defined(c)) {
 		gp_error(
@@ -47,12 +48,16 @@ static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 	config = c->config_file_name(c);
 	snprintf(t->config, sizeof(t->config), "%s", config ? config : "");
 	free(config);
+	lock = gp_lock_lxc_path(c->config_path, o->name);
+	snprintf(t->lock, sizeof(t->lock), "%s", lock ? lock : "");
+	free(lock);
+	t->lock_kind = GP_LOCK_OFD;
 	t->autodev = c->get_config_item(c, "lxc.autodev", buf, sizeof(buf)) < 0 || buf[0] != '0';
 	t->running = c->is_running(c);
 	t->kind = GP_TARGET_LXC;
 	t->sep = " = ";
 	lxc_container_put(c);
-	return t->config[0] ? 0 : -ENOMEM;
+	return t->config[0] && t->lock[0] ? 0 : -ENOMEM;
 }
 
 static bool is_vmid(const char *name)
@@ -92,19 +97,23 @@ static int check_lock(const char *path, const char *id)
 
 static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 {
-	_cleanup_free_ char *rel = NULL, *path = NULL;
+	_cleanup_free_ char *rel = NULL, *path = NULL, *lock = NULL;
 	int r;
 
 	if (!is_vmid(o->name)) {
 		gp_error("\"%s\" is not a Proxmox container ID", o->name);
 		return -EINVAL;
 	}
-	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", o->name) < 0 || !(path = gp_path(o->root, rel)))
+	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", o->name) < 0 ||
+	    !(path = gp_path(o->root, rel)) || !(lock = gp_lock_pve_path(o->root, o->name)))
 		return -ENOMEM;
+	/* Checked again under the lock when editing; here only to fail before any work. */
 	r = o->assume_new && access(path, F_OK) != 0 ? 0 : check_lock(path, o->name);
 	if (r < 0)
 		return r;
 	snprintf(t->config, sizeof(t->config), "%s", path);
+	snprintf(t->lock, sizeof(t->lock), "%s", lock);
+	t->lock_kind = GP_LOCK_FLOCK;
 	t->kind = GP_TARGET_PVE;
 	t->autodev = true; /* Proxmox sets lxc.autodev = 1 for every container */
 	t->running = lxc_running(o->name, o->lxcpath);
@@ -115,19 +124,39 @@ static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t)
 {
 	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", o->name);
 	if (o->pve || gp_target_is_pve(o->root))
 		return open_pve(o, t);
 	return open_lxc(o, t);
+}
+
+/*
+ * Nothing in here may call liblxc for this container: its load_config takes the same
+ * lock on another open file description and would wait for us.
+ */
+static int edit_locked(const struct gp_target *t, const struct gp_line_edit *e)
+{
+	int r;
+
+	if (t->kind == GP_TARGET_LXC)
+		return gp_lxcconf_edit(t->config, e->remove, e->nremove, e->add, e->nadd);
+	r = check_lock(t->config, t->name);
+	return r < 0 ? r : gp_pveconf_edit_file(t->config, e);
 }
 
 int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t nremove,
 		   const char *const *add, size_t nadd)
 {
 	struct gp_line_edit e = { remove, nremove, add, nadd };
+	_cleanup_free_ char *what = NULL;
+	_cleanup_close_ int fd = -1;
 
-	if (t->kind == GP_TARGET_PVE)
-		return gp_pveconf_edit_file(t->config, &e);
-	return gp_lxcconf_edit(t->config, remove, nremove, add, nadd);
+	if (asprintf(&what, "container %s's config", t->name) < 0)
+		return -ENOMEM;
+	fd = gp_lock_take(t->lock, t->lock_kind, GP_LOCK_TIMEOUT_MS, what);
+	if (fd < 0)
+		return fd;
+	return edit_locked(t, &e);
 }
 
 static int verify_lxc(const struct gp_attach_opts *o, const char *line, bool present)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "attach.h"
+#include "lock.h"
 
 /* Where a container's GPU lines go: its LXC config, or its Proxmox VE config. */
 enum gp_target_kind { GP_TARGET_LXC, GP_TARGET_PVE };
@@ -15,7 +16,10 @@ struct gp_target {
 	char config[PATH_MAX];
 	bool autodev; /* LXC runs autodev hooks for it (Proxmox always) */
 	bool running;
-	const char *sep; /* " = " or ": " between key and value */
+	const char *sep;     /* " = " or ": " between key and value */
+	char name[72];	     /* the container's name or Proxmox ID */
+	char lock[PATH_MAX]; /* the config owner's lock file, held while editing */
+	enum gp_lock_kind lock_kind;
 };
 
 /* True when root holds a Proxmox VE cluster filesystem (etc/pve/lxc). */
@@ -28,7 +32,11 @@ bool gp_target_is_pve(const char *root);
  */
 int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t);
 
-/* Takes lines out and puts lines in, atomically with a backup. 1 changed, 0 not, -errno. */
+/*
+ * Takes lines out and puts lines in, atomically with a backup, under the config owner's
+ * lock (Proxmox: also refusing a "lock:" line read under it). 1 changed, 0 not, -errno:
+ * -EBUSY locked, -ESTALE changed under us by someone not taking the lock.
+ */
 int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t nremove,
 		   const char *const *add, size_t nadd);
 

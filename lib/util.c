@@ -120,16 +120,17 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
-			 unsigned int flags)
+/* Writes data into a new temp file beside path, whose name goes to *tmp. */
+static int write_temp(const char *path, const char *data, size_t len, mode_t mode,
+		      unsigned int flags, char **tmp)
 {
-	_cleanup_free_ char *tmp = NULL;
+	_cleanup_free_ char *name = NULL;
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	if (asprintf(&tmp, "%s.gp-tmp.XXXXXX", path) < 0)
+	if (asprintf(&name, "%s.gp-tmp.XXXXXX", path) < 0)
 		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = mkostemp(name, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	r = write_all(fd, data, len);
@@ -137,28 +138,79 @@ int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t 
 		r = -errno;
 	if (r == 0 && (flags & GP_DURABLE) && fsync(fd) < 0)
 		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
+	if (r < 0) {
+		unlink(name);
+		return r;
+	}
+	*tmp = steal_ptr(name);
+	return 0;
+}
+
+int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
+			 unsigned int flags)
+{
+	_cleanup_free_ char *tmp = NULL;
+	int r = write_temp(path, data, len, mode, flags, &tmp);
+
+	if (r == 0 && rename(tmp, path) < 0) {
 		r = -errno;
-	if (r < 0)
 		unlink(tmp);
+	}
 	return r;
+}
+
+int gp_read_fd(int fd, size_t max, char **buf, size_t *len)
+{
+	return read_fd(fd, max, buf, len);
+}
+
+/* Reads path through one descriptor; st describes the file that was read. */
+static int read_with_stat(const char *path, size_t max, char **buf, size_t *len, struct stat *st)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int r = fd < 0 || fstat(fd, st) < 0 ? -errno : read_fd(fd, max, buf, len);
+
+	if (r < 0)
+		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
+	return r;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Renames tmp onto path unless path is no longer the file that was read (st). */
+static int replace_if_same(const char *tmp, const char *path, const struct stat *st)
+{
+	struct stat now;
+
+	if (stat(path, &now) < 0)
+		return -errno;
+	if (!same_file(st, &now)) {
+		gp_error("\"%s\" changed while gpu-provision edited it (by a writer that does not "
+			 "take the config's lock?): it is left as that writer made it; run the "
+			 "command again",
+			 path);
+		return -ESTALE;
+	}
+	return rename(tmp, path) < 0 ? -errno : 0;
 }
 
 int gp_edit_file(const char *path, size_t max,
 		 char *(*edit)(const char *old, size_t len, void *u, bool *changed), void *u)
 {
-	_cleanup_free_ char *old = NULL, *new = NULL, *bak = NULL;
+	_cleanup_free_ char *old = NULL, *new = NULL, *bak = NULL, *tmp = NULL;
+	mode_t mode;
 	struct stat st;
 	size_t len;
 	bool changed;
 	int r;
 
-	r = gp_read_file(path, max, &old, &len);
-	if (r < 0 || stat(path, &st) < 0) {
-		r = r < 0 ? r : -errno;
-		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
+	r = read_with_stat(path, max, &old, &len, &st);
+	if (r < 0)
 		return r;
-	}
 	errno = 0;
 	new = edit(old, len, u, &changed);
 	if (!new)
@@ -167,15 +219,18 @@ int gp_edit_file(const char *path, size_t max,
 		return -ENOMEM;
 	if (!changed)
 		return 0;
-	r = gp_write_file_atomic(bak, old, len, st.st_mode & 07777, GP_DURABLE);
+	mode = st.st_mode & 07777;
+	r = gp_write_file_atomic(bak, old, len, mode, GP_DURABLE);
 	if (r == 0)
-		r = gp_write_file_atomic(path, new, strlen(new), st.st_mode & 07777, GP_DURABLE);
-	if (r < 0) {
+		r = write_temp(path, new, strlen(new), mode, GP_DURABLE, &tmp);
+	if (r == 0)
+		r = replace_if_same(tmp, path, &st);
+	if (r < 0 && tmp)
+		unlink(tmp);
+	if (r < 0 && r != -ESTALE)
 		gp_error("Failed to write \"%s\": %s; the old file is unchanged", path,
 			 strerror(-r));
-		return r;
-	}
-	return 1;
+	return r < 0 ? r : 1;
 }
 
 int gp_mkdir_parents(const char *path)

@@ -65,6 +65,8 @@ char *gp_path(const char *root, const char *rel);
  */
 int gp_read_file(const char *path, size_t max, char **buf, size_t *len);
 int gp_read_file_at(const char *root, const char *rel, size_t max, char **buf, size_t *len);
+/* The same from an open descriptor, from its current offset (checked files: fstat, then this). */
+int gp_read_fd(int fd, size_t max, char **buf, size_t *len);
 
 /*
  * Writes data to path through a temp file in the same directory and a rename, so a
@@ -85,8 +87,10 @@ struct gp_line_edit {
 /*
  * Rewrites the file at path (at most max bytes) with what edit makes of its text: the
  * old file is kept as "<path>.gpu-provision.bak", the new one renamed into place after
- * fsync, with the old mode. Returns 1 when it changed, 0 when edit changed nothing,
- * -errno on failure (said, and the old file untouched).
+ * fsync, with the old mode, unless path is no longer the file read (inode, device, size,
+ * mtime): then -ESTALE and the other writer's file stays. The caller holds the file's
+ * lock. Returns 1 when it changed, 0 when edit changed nothing, -errno on failure (said,
+ * and the old file untouched).
  */
 int gp_edit_file(const char *path, size_t max,
 		 char *(*edit)(const char *old, size_t len, void *u, bool *changed), void *u);

@@ -48,6 +48,10 @@ int gp_cmd_sync(const struct gp_cli *cli)
 		gp_error("usage: gpu-provision sync NAME | --all");
 		return 2;
 	}
+	if (!cli->all && !gp_name_is_valid(cli->args[1])) {
+		gp_error("\"%s\" is not a container name gpu-provision accepts", cli->args[1]);
+		return 2;
+	}
 	if (gp_program_path("gpu-hook", GP_LIBEXECDIR, hook, sizeof(hook)) < 0) {
 		gp_error("gpu-hook is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
 		return 3;

@@ -5,6 +5,36 @@ GP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GP=${GP_BUILD:-$GP_TOP/build}/gpu-provision
 GP_FIXTURES=$GP_TOP/tests/fixtures
 
+# path_is_trusted PATH: PATH and every directory above it are root's and not writable by
+# group or others, as attach wants of the gpu-hook it writes into configs.
+path_is_trusted() {
+	local p uid mode
+	p=$(realpath -e "$1") || return 1
+	while :; do
+		read -r uid mode < <(stat -c '%u %a' "$p") || return 1
+		[ "$uid" = 0 ] && [ $((8#$mode & 8#022)) = 0 ] || return 1
+		[ "$p" = / ] && return 0
+		p=$(dirname "$p")
+	done
+}
+
+# use_trusted_install: when the build tree fails that rule (a clone under /tmp, a home),
+# install the binaries into a fresh root-owned directory under /var/lib, all three side by
+# side (gpu-provision finds gpu-hook and gpu-probe beside itself, as in a build tree), and
+# point GP there. GP_INSTALLED names that directory (empty when the build tree is used);
+# the caller removes it.
+use_trusted_install() {
+	local build
+	build=$(dirname "$GP")
+	GP_INSTALLED=
+	path_is_trusted "$build/gpu-hook" && return 0
+	path_is_trusted /var/lib || { echo "no root-owned place to install the binaries" >&2; return 1; }
+	GP_INSTALLED=$(mktemp -d /var/lib/gp-test-bin.XXXXXX)
+	chmod 0755 "$GP_INSTALLED"
+	install -m 0755 "$build/gpu-provision" "$build/gpu-hook" "$build/gpu-probe" "$GP_INSTALLED/"
+	GP=$GP_INSTALLED/gpu-provision
+}
+
 # make_root FIXTURE DIR: a scratch copy of a fixture with its device nodes made by mknod.
 make_root() {
 	local fixture=$1 dir=$2 path type major minor mode uid gid

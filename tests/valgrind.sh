@@ -6,11 +6,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 GP=$GP_TOP/build-vg/gpu-provision
+use_trusted_install # attach writes only a gpu-hook root alone can change
 WORK=$(mktemp -d /tmp/gp-vg.XXXXXX)
 chmod 755 "$WORK"
 P=$WORK/lxc CONF=$WORK/conf
 mkdir -p "$P" "$CONF"
-trap 'lxc-stop -P "$P" -n vg -k >/dev/null 2>&1 || true; lxc-destroy -P "$P" -n vg >/dev/null 2>&1 || true; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
+trap 'lxc-stop -P "$P" -n vg -k >/dev/null 2>&1 || true; lxc-destroy -P "$P" -n vg >/dev/null 2>&1 || true; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; rm -rf ${GP_INSTALLED:+"$GP_INSTALLED"}' EXIT
 make_root h200-580-open "$WORK/root"
 rm "$WORK/root/dev/nvidia-uvm" # the pre-start path that makes a node
 new_container "$P" vg

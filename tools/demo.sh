@@ -6,12 +6,13 @@ set -euo pipefail
 . "$(dirname "$0")/../tests/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "demo: run as root (sudo make demo)" >&2; exit 1; }
+use_trusted_install || exit 1 # attach writes only a gpu-hook root alone can change
 WORK=$(mktemp -d /tmp/gp-demo.XXXXXX)
 chmod 755 "$WORK"
 P=$WORK/lxc CONF=$WORK/conf NAME=gp-demo
 mkdir -p "$P" "$CONF"
 trap 'lxc-stop -P "$P" -n $NAME -k >/dev/null 2>&1 || true
-      lxc-destroy -P "$P" -n $NAME >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+      lxc-destroy -P "$P" -n $NAME >/dev/null 2>&1 || true; rm -rf "$WORK" ${GP_INSTALLED:+"$GP_INSTALLED"}' EXIT
 
 if [ -r /proc/driver/nvidia/version ]; then
 	ROOT_OPT=()

@@ -8,11 +8,12 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 ROUNDS=${ROUNDS:-31}
+use_trusted_install || exit 1 # attach writes only a gpu-hook root alone can change
 WORK=$(mktemp -d /tmp/gp-bench.XXXXXX)
 chmod 755 "$WORK"
 P=$WORK/lxc CONF=$WORK/conf
 mkdir -p "$P" "$CONF"
-trap 'for c in hook static noop; do lxc-stop -P "$P" -n $c -k >/dev/null 2>&1 || true; done; rm -rf "$WORK"' EXIT
+trap 'for c in hook static noop; do lxc-stop -P "$P" -n $c -k >/dev/null 2>&1 || true; done; rm -rf "$WORK" ${GP_INSTALLED:+"$GP_INSTALLED"}' EXIT
 
 make_root h200-580-open "$WORK/root"
 new_container "$P" hook

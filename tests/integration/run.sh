@@ -10,6 +10,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 command -v lxc-start >/dev/null || { echo "integration: lxc is missing: make deps" >&2; exit 1; }
 
+# attach refuses a gpu-hook that others could change (a build tree under /tmp or a home).
+use_trusted_install || exit 1
 WORK=$(mktemp -d /tmp/gp-it.XXXXXX)
 chmod 755 "$WORK"
 P=$WORK/lxc
@@ -28,6 +30,7 @@ cleanup() {
 		lxc-destroy -P "$P" -n "$c" >/dev/null 2>&1
 	done
 	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
+	[ -z "$GP_INSTALLED" ] || rm -rf "$GP_INSTALLED"
 }
 trap cleanup EXIT
 

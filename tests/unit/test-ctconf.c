@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ctconf.h"
+#include "util.h"
 
 /* Captures stderr of one call so the file:line message can be checked. */
 static char captured[4096];
@@ -190,6 +191,66 @@ static void shipped_example_parses(void **state)
 	free(buf);
 }
 
+/*
+ * gp_ctconf_load checks a file's owner and mode and reads it through the same
+ * descriptor. Linked with --wrap=gp_read_file: a read by path after the check finds
+ * here a group-writable file renamed over the checked one, as a racing writer would.
+ */
+static char swap_path[256], swap_with[256];
+int __real_gp_read_file(const char *path, size_t max, char **buf, size_t *len);
+int __wrap_gp_read_file(const char *path, size_t max, char **buf, size_t *len);
+
+int __wrap_gp_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	if (swap_path[0] && strcmp(path, swap_path) == 0)
+		assert_int_equal(rename(swap_with, swap_path), 0);
+	return __real_gp_read_file(path, max, buf, len);
+}
+
+static void write_ini(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static void load_checks_the_file_it_reads(void **state)
+{
+	char dir[] = "/tmp/gp-ctconf.XXXXXX";
+	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
+	struct gp_ctconf c;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the files must be root's */
+	assert_non_null(mkdtemp(dir));
+	snprintf(swap_path, sizeof(swap_path), "%s/c1.ini", dir);
+	snprintf(swap_with, sizeof(swap_with), "%s/evil", dir);
+	write_ini(swap_path, "[gpu]\ndevices = 0\n", 0644);
+	write_ini(swap_with, "[gpu]\ndevices = all\n", 0666);
+	assert_int_equal(gp_ctconf_load(dir, "c1", &c), 0);
+	assert_string_equal(c.devices, "0");
+	swap_path[0] = '\0';
+	/* A group-writable ini is refused, not read. */
+	write_ini(swap_with, "[gpu]\ndevices = all\n", 0664);
+	snprintf(swap_path, sizeof(swap_path), "%s/c1.ini", dir);
+	assert_int_equal(rename(swap_with, swap_path), 0);
+	swap_path[0] = '\0';
+	dup2(devnull, 2);
+	assert_int_equal(gp_ctconf_load(dir, "c1", &c), -EPERM);
+	dup2(saved, 2);
+	close(saved);
+	close(devnull);
+	snprintf(swap_path, sizeof(swap_path), "%s/c1.ini", dir);
+	unlink(swap_path);
+	unlink(swap_with);
+	rmdir(dir);
+	swap_path[0] = '\0';
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +262,7 @@ int main(void)
 		cmocka_unit_test(owner_and_mode),
 		cmocka_unit_test(shipped_example_parses),
 		cmocka_unit_test(host_defaults_and_merge),
+		cmocka_unit_test(load_checks_the_file_it_reads),
 	};
 	return cmocka_run_group_tests_name("ctconf", tests, NULL, NULL);
 }
