@@ -8,9 +8,7 @@
 /* One byte as it is shown: at most 4 characters and a NUL in out. */
 static void escape_byte(unsigned char c, bool keep_newlines, char out[5])
 {
-	if (c == '\\')
-		strcpy(out, "\\\\");
-	else if (c == '\t')
+	if (c == '\t')
 		strcpy(out, "\\t");
 	else if (c == '\n')
 		strcpy(out, keep_newlines ? "\n" : "\\n");

@@ -15,7 +15,7 @@ static void control_bytes_are_escaped(void **state)
 
 	(void)state;
 	gp_escape(out, sizeof(out), in, sizeof(in) - 1, false);
-	assert_string_equal(out, "a\\x1b]0;PWNED\\x07\\x1b[2J\\\\b\\tc\\nd\\x9b\\xff");
+	assert_string_equal(out, "a\\x1b]0;PWNED\\x07\\x1b[2J\\b\\tc\\nd\\x9b\\xff");
 	gp_escape(out, sizeof(out), "x\ny", 3, true);
 	assert_string_equal(out, "x\ny");
 }
