@@ -93,6 +93,18 @@ $(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c
 
 tests-helpers: $(FAKECUDA)/.stamp
 
+# Hostile stand-ins for a container's libcuda.so.1 (tests/hostile): the double plus one attack.
+HOSTILE     := $(BUILD)/tests/hostile
+HOSTILE_SO  := $(patsubst tests/hostile/%.c,$(HOSTILE)/%.so,\
+	       $(filter-out tests/hostile/log.c,$(wildcard tests/hostile/*.c)))
+$(HOSTILE)/%.so: tests/hostile/%.c tests/hostile/log.c tests/hostile/hostile.h \
+		 tests/fakecuda/libcuda.c
+	@mkdir -p $(HOSTILE)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcuda.so.1 \
+		-o $@ $< tests/hostile/log.c tests/fakecuda/libcuda.c
+
+tests-helpers: $(HOSTILE_SO)
+
 # Config edits under the owners' locks (t-edits.sh): a liblxc lock holder
 # (tests/helpers) and a rename() test double preloaded for faults between writes
 # (tests/faults); test-ctconf swaps a file under a read by path.

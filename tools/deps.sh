@@ -3,7 +3,7 @@
 set -eu
 pkgs="gcc make pkg-config lxc lxc-dev libkmod-dev libblkid-dev libinih-dev libjson-c-dev
 zlib1g-dev libcmocka-dev busybox-static kmod debootstrap valgrind
-clang libclang-rt-14-dev prometheus"
+clang libclang-rt-14-dev prometheus jq"
 missing=""
 for p in $pkgs; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
