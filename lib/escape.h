@@ -9,8 +9,9 @@
 /*
  * Text from a container (or from anything that ran container code) made safe for a
  * terminal (lib/escape.c owns these): printable ASCII stays (a backslash too, so that
- * text escaped once reads the same when printed again), tab becomes \t, a newline stays only with keep_newlines (else \n), and every other
- * byte (escape sequences, other control characters, bytes above 0x7e) becomes \xNN.
+ * text escaped once reads the same when printed again), tab becomes \t, a newline
+ * stays only with keep_newlines (else \n), and every other byte (escape sequences,
+ * other control characters, bytes above 0x7e) becomes \xNN.
  */
 
 /* Escapes len bytes of src into dst (always NUL-terminated, cut at a whole escape). */
