@@ -229,12 +229,13 @@ asan:
 		HOOK_STATIC= all unit tests-helpers
 	GP_BUILD=$(CURDIR)/build-asan tests/integration/run.sh
 
+FORMATTED := lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c tests/unit/*.[ch] \
+	     tests/hostile/*.[ch] tests/helpers/*.c tests/faults/*.c
 format:
-	clang-format -i lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c tests/unit/*.[ch]
+	clang-format -i $(FORMATTED)
 
 format-check:
-	clang-format --dry-run --Werror lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c \
-		tests/unit/*.[ch]
+	clang-format --dry-run --Werror $(FORMATTED)
 
 clean:
 	rm -rf $(BUILD) build-asan build-vg
