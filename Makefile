@@ -105,6 +105,11 @@ $(HOSTILE)/%.so: tests/hostile/%.c tests/hostile/log.c tests/hostile/hostile.h \
 
 tests-helpers: $(HOSTILE_SO)
 
+# The same attacks alone, to preload into a probe whose real libcuda answers (GPU host run).
+$(HOSTILE)/preload-%.so: tests/hostile/%.c tests/hostile/log.c tests/hostile/hostile.h
+	@mkdir -p $(HOSTILE)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $< tests/hostile/log.c
+
 # Config edits under the owners' locks (t-edits.sh): a liblxc lock holder
 # (tests/helpers) and a rename() test double preloaded for faults between writes
 # (tests/faults); test-ctconf swaps a file under a read by path.
@@ -141,7 +146,7 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
 	done
 
 # What the GPU host run needs besides the binaries (tests/gpu/run-h200.sh).
-gpu-tools: all $(BUILD)/cuinit
+gpu-tools: all $(BUILD)/cuinit $(HOSTILE)/preload-tiocsti.so $(HOSTILE)/preload-holder.so
 
 $(BUILD)/cuinit: tests/gpu/cuinit.c
 	@mkdir -p $(dir $@)

@@ -4,6 +4,10 @@
 set -uo pipefail
 top=$(pwd)
 GP=$top/build/gpu-provision
+# attach writes only a gpu-hook that no one but root can change: where the checkout is not
+# such a place, the binaries go to a root-owned directory first (tests/lib.sh).
+. "$top/tests/lib.sh"
+use_trusted_install || exit 1
 P=/var/lib/gpu-e2e-lxc
 CONF=/tmp/gpu-e2e-conf
 say() { printf '\n== %s\n' "$*"; }
