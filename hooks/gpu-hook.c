@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "child.h"
 #include "hook.h"
 #include "paths.h"
 #include "util.h"
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
 	struct lxc_env env;
 	int c, r;
 
+	gp_stdio_ensure();
 	clean_environment(&env);
 	gp_log_prefix = "gpu-hook";
 	gp_log_stdout = true;

@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "pveconf.h"
 #include "target.h"
+#include "trust.h"
 #include "util.h"
 
 #define MAX_LINES (GP_PLAN_MAX_NODES + 8)
@@ -66,55 +67,11 @@ static int lock_confdir(const char *confdir)
 	return steal_fd(fd);
 }
 
-/* Refuses path when it is not root's or is writable by group or others. */
-static int check_trusted(const char *hook, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0) {
-		gp_error("Failed to check \"%s\": %s", path, strerror(errno));
-		return -errno;
-	}
-	if (st.st_uid == 0 && !(st.st_mode & 022))
-		return 0;
-	gp_error("gpu-hook \"%s\" would run as root at every container start, but \"%s\" is "
-		 "owned by uid %u with mode %04o, so others could change it: run \"make "
-		 "install\" and attach with the installed gpu-provision, or move the build tree "
-		 "where every directory is root's and not group- or world-writable",
-		 hook, path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
-	return -EINVAL;
-}
-
-/*
- * The hook's file and every directory above it must be root's and writable by no one
- * else: who can write any of them owns the host at the next start. real gets the path
- * without symlinks, which goes into the config so that no link can be turned later.
- */
-static int check_hook(const char *hook, char *real)
-{
-	char path[PATH_MAX];
-	char *slash;
-	int r;
-
-	if (!realpath(hook, real)) {
-		gp_error("Failed to resolve \"%s\": %s", hook, strerror(errno));
-		return -errno;
-	}
-	snprintf(path, sizeof(path), "%s", real);
-	for (;;) {
-		r = check_trusted(hook, path);
-		if (r < 0 || strcmp(path, "/") == 0)
-			return r;
-		slash = strrchr(path, '/');
-		slash[slash == path] = '\0';
-	}
-}
-
 static int hook_command(const struct gp_attach_opts *o, char **out)
 {
 	char hook[PATH_MAX];
 	const char *words[] = { hook, o->confdir, o->root ? o->root : "/" };
-	int r = check_hook(o->hook, hook);
+	int r = gp_trust_program(o->hook, hook, sizeof(hook));
 
 	if (r < 0)
 		return r;

@@ -35,7 +35,7 @@ int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *co
 	gp_modules_read(root, k, &ctx->mods);
 	gp_kmod_free(k);
 	if (!root && ctx->host.driver_loaded)
-		gp_nvml_addressing(10000, &nvml);
+		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
 	ctx->kmsg = gp_kmsg_read(root);
 	gp_hmm_judge(&ctx->host, &ctx->mods, &nvml, ctx->kmsg, &ctx->hmm);
 	ctx->layout = gp_cgroup_layout();

@@ -17,6 +17,8 @@
 #include "child.h"
 #include "util.h"
 
+#define DEFAULT_PATH "/usr/sbin:/usr/bin:/sbin:/bin"
+
 /* A process stuck in the kernel may never die: this long after SIGKILL we go on without it. */
 #define KILL_WAIT_MS 500
 
@@ -28,19 +30,48 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Closes every descriptor from 3 up, but the sorted keep[]. */
-static void close_all_but(const int *keep, size_t n)
+static bool kept(int fd, const int *keep, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (keep[i] == fd)
+			return true;
+	return false;
+}
+
+/* Where close_range is missing (before 5.9) or filtered: one by one, from /proc/self/fd. */
+static int close_listed(const int *keep, size_t n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && fd > 2 && fd != dirfd(d) && !kept(fd, keep, n))
+			close(fd);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Closes every descriptor from 3 up, but the sorted keep[] (all >= 3). Returns 0 or -1. */
+static int close_all_but(const int *keep, size_t n)
 {
 	unsigned int from = 3;
 
 	for (size_t i = 0; i < n; i++) {
-		if (keep[i] < 3 || (unsigned int)keep[i] < from)
+		if ((unsigned int)keep[i] < from)
 			continue;
-		if ((unsigned int)keep[i] > from)
-			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+		if ((unsigned int)keep[i] > from &&
+		    syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0) < 0)
+			return close_listed(keep, n);
 		from = (unsigned int)keep[i] + 1;
 	}
-	syscall(SYS_close_range, from, ~0U, 0);
+	if (syscall(SYS_close_range, from, ~0U, 0) < 0)
+		return close_listed(keep, n);
+	return 0;
 }
 
 static void sort_fds(int *fds, size_t n)
@@ -76,25 +107,35 @@ static int set_stdio(int out_w, int err_w, const struct gp_child_opts *o)
 
 	if (out < 0 || err < 0 || nul < 0 || o->nkeep > GP_ARRAY_SIZE(keep))
 		return -1;
+	for (size_t i = 0; i < o->nkeep; i++)
+		if (o->keep_fds[i] < 3)
+			return -1; /* 0-2 are the child's stdio: gp_stdio_ensure keeps them taken */
 	if (dup2(nul, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
 	    dup2(o->merge_stderr ? out : err, STDERR_FILENO) < 0)
 		return -1;
 	for (size_t i = 0; i < o->nkeep; i++)
 		keep[n++] = o->keep_fds[i];
 	sort_fds(keep, (size_t)n);
-	close_all_but(keep, (size_t)n);
-	return 0;
+	return close_all_but(keep, (size_t)n);
 }
 
-/* The caller's PATH, or the usual one: the only variable a child gets. */
-static void clear_environment(void)
+/* The caller's PATH (or the usual one) and the variables named in keep: all a child gets. */
+static void clear_environment(const char *const *keep)
 {
 	const char *path = getenv("PATH");
-	char *keep = strdup(path && path[0] == '/' ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
+	char *saved[16] = { NULL };
+	size_t n = 0;
 
+	saved[n++] = strdup(path && path[0] == '/' ? path : DEFAULT_PATH);
+	for (size_t i = 0; keep && keep[i] && n < GP_ARRAY_SIZE(saved); i++)
+		saved[n++] = getenv(keep[i]) ? strdup(getenv(keep[i])) : NULL;
 	clearenv();
-	setenv("PATH", keep ? keep : "/usr/sbin:/usr/bin:/sbin:/bin", 1);
-	free(keep);
+	setenv("PATH", saved[0] ? saved[0] : DEFAULT_PATH, 1);
+	for (size_t i = 1; i < n; i++)
+		if (saved[i])
+			setenv(keep[i - 1], saved[i], 1);
+	for (size_t i = 0; i < n; i++)
+		free(saved[i]);
 }
 
 static void __attribute__((noreturn))
@@ -104,12 +145,17 @@ child_main(pid_t parent, int out_w, int err_w, const struct gp_child_opts *o, gp
 	int r;
 
 	reset_signals();
-	/* A new session: no controlling terminal, and a process group of its own to kill. */
-	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	/*
+	 * A new session: no controlling terminal, and a process group of its own to kill.
+	 * Not dumpable: a privileged container's root cannot read this process's memory or
+	 * environment through /proc, and no core of it is written (execve resets this).
+	 */
+	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
+	    prctl(PR_SET_DUMPABLE, 0) < 0)
 		_exit(126);
 	if (set_stdio(out_w, err_w, o) < 0)
 		_exit(126);
-	clear_environment();
+	clear_environment(o->keep_env);
 	r = fn(arg);
 	fflush(NULL);
 	_exit(r);
@@ -118,11 +164,8 @@ child_main(pid_t parent, int out_w, int err_w, const struct gp_child_opts *o, gp
 int gp_child_exec(void *argv)
 {
 	char *const *v = argv;
-	char *envp[] = { NULL, NULL };
 
-	if (asprintf(&envp[0], "PATH=%s", getenv("PATH")) < 0)
-		return 127;
-	execvpe(v[0], v, envp);
+	execvp(v[0], v);
 	fprintf(stderr, "Failed to run \"%s\": %s\n", v[0], strerror(errno));
 	return 127;
 }
@@ -181,6 +224,7 @@ int gp_child_start(struct gp_child *c, const struct gp_child_opts *o, gp_child_f
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	if (c->pidfd < 0) {
 		r = -errno;
+		kill(-c->pid, SIGKILL);
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 		goto fail;
@@ -343,7 +387,8 @@ out:
 /* How long a poll may wait before something is due: the deadline or the grace's end. */
 static int poll_budget(const struct gp_child *c, int wait_ms)
 {
-	double due = c->exited ? c->exited_ms + GP_CHILD_GRACE_MS : c->deadline_ms;
+	double grace = c->exited_ms + GP_CHILD_GRACE_MS;
+	double due = c->exited && grace < c->deadline_ms ? grace : c->deadline_ms;
 	double left = due - now_ms();
 	int ms = left <= 0 ? 0 : (int)left + 1;
 
@@ -453,17 +498,28 @@ int gp_sealed_copy(const char *path, size_t max, const char *name)
 	return steal_fd(fd);
 }
 
-/* True when this program runs from a sealed memfd (only memfds have seals). */
+/*
+ * True when this program runs from our sealed memfd: its name, and the seals that keep
+ * it from changing (a file on tmpfs answers F_GET_SEALS too, with F_SEAL_SEAL alone).
+ */
 static bool runs_sealed(void)
 {
+	static const int want = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
 	_cleanup_close_ int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	char self[64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int seals = fd >= 0 ? fcntl(fd, F_GET_SEALS) : -1;
 
-	return fd >= 0 && fcntl(fd, F_GET_SEALS) > 0;
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	return strncmp(self, "/memfd:gpu-provision", 20) == 0 && seals >= 0 &&
+	       (seals & want) == want;
 }
 
 int gp_child_reexec_sealed(char **argv)
 {
-	char self[PATH_MAX], *slash;
+	char self[PATH_MAX], *slash, *envp[3] = { NULL, NULL, NULL };
 	ssize_t n;
 	int fd;
 
@@ -476,12 +532,25 @@ int gp_child_reexec_sealed(char **argv)
 	slash = strrchr(self, '/');
 	if (slash)
 		*slash = '\0';
-	setenv("GP_PROGRAM_DIR", self, 1);
+	/* The admin's environment stays behind: nothing after this needs it. */
+	if (asprintf(&envp[0], "PATH=%s", getenv("PATH") ? getenv("PATH") : DEFAULT_PATH) < 0 ||
+	    asprintf(&envp[1], "GP_PROGRAM_DIR=%s", self) < 0)
+		return -ENOMEM;
 	fd = gp_sealed_copy("/proc/self/exe", 64u << 20, "gpu-provision");
 	if (fd < 0)
 		return fd;
-	fexecve(fd, argv, environ);
+	fexecve(fd, argv, envp);
 	gp_error("Failed to execute a sealed copy of this program: %s", strerror(errno));
 	close(fd);
 	return -errno;
+}
+
+void gp_stdio_ensure(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR | O_NOCTTY)) >= 0 && fd < 3)
+		;
+	if (fd > 2)
+		close(fd);
 }

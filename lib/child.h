@@ -31,6 +31,7 @@ struct gp_child_opts {
 	bool overflow_kills; /* more output than output_max ends the child */
 	const int *keep_fds; /* descriptors (>= 3) the child keeps open */
 	size_t nkeep;
+	const char *const *keep_env; /* NULL-terminated: variables kept besides PATH (proxies) */
 };
 
 struct gp_child {
@@ -60,7 +61,7 @@ struct gp_child {
  */
 int gp_child_start(struct gp_child *c, const struct gp_child_opts *o, gp_child_fn fn, void *arg);
 
-/* A gp_child_fn: executes argv (a NULL-terminated char *[], found on PATH), only PATH set. */
+/* A gp_child_fn: executes argv (a NULL-terminated char *[], found on PATH). */
 int gp_child_exec(void *argv);
 
 /*
@@ -92,5 +93,11 @@ int gp_sealed_copy(const char *path, size_t max, const char *name);
  * gp_program_path. Returns 0 when already sealed; otherwise returns only on failure.
  */
 int gp_child_reexec_sealed(char **argv);
+
+/*
+ * Makes sure descriptors 0, 1 and 2 are open (on /dev/null where they were closed), so
+ * that no file or pipe opened later takes their place. Call it first in main.
+ */
+void gp_stdio_ensure(void);
 
 #endif

@@ -19,9 +19,13 @@
 #define CREATE_OUTPUT_MAX (64 * 1024)
 #define FAILED_OUTPUT_SHOWN 4096
 
+/* A template or pct may download through the admin's proxy. */
+static const char *const proxy_env[] = { "http_proxy",	"https_proxy", "no_proxy", "HTTP_PROXY",
+					 "HTTPS_PROXY", "NO_PROXY",    NULL };
 static const struct gp_child_opts create_child = { .timeout_ms = CREATE_TIMEOUT_MS,
 						   .output_max = CREATE_OUTPUT_MAX,
-						   .merge_stderr = true };
+						   .merge_stderr = true,
+						   .keep_env = proxy_env };
 
 /* The end of what a failed child printed, escaped: a template may run container code. */
 static void show_failure(const struct gp_child *c, const char *what)

@@ -22,6 +22,8 @@ struct gp_nvml {
  * process, so a driver that hangs cannot hang the caller, within timeout_ms.
  */
 void gp_nvml_addressing(int timeout_ms, struct gp_nvml *out);
+/* How long the tools wait for that answer. */
+#define GP_NVML_TIMEOUT_MS 10000
 
 /* Parses the child's answer: "modes M M ...\n", strictly. */
 int gp_nvml_parse(const char *buf, struct gp_nvml *out);

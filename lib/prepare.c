@@ -71,7 +71,7 @@ static int assess(const struct gp_prepare_opts *o, const struct gp_ctconf *conf,
 	*ctx = gp_kmod_new(o->root, host.kernel_release);
 	r = gp_modules_read(o->root, *ctx, &mods);
 	if (r == 0 && o->nvml && !under_root(o->root) && host.driver_loaded)
-		gp_nvml_addressing(10000, &nvml);
+		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
 	kmsg = gp_kmsg_read(o->root);
 	if (r == 0) {
 		gp_hmm_judge(&host, &mods, &nvml, kmsg, &hmm);

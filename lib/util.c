@@ -177,8 +177,10 @@ static int read_with_stat(const char *path, size_t max, char **buf, size_t *len,
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
+	/* ctime too: a filesystem that keeps mtime in whole seconds (pmxcfs) still moves it. */
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 /* Renames tmp onto path unless path is no longer the file that was read (st). */

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "ctconf.h"
 #include "escape.h"
+#include "hmm.h"
 #include "target.h"
 #include "inventory.h"
 #include "paths.h"
@@ -84,9 +85,9 @@ static int take_report(struct gp_check_subject *s, char *why, size_t size)
 /* Starts "gpu-provision probe NAME --json" in a child of lib/child.c. */
 static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 {
-	/* The probe's own deadline, and a little for its start and its report. */
+	/* The probe's own deadline, its NVML question after a hang, its start and report. */
 	int timeout_ms = probe_timeout_ms(cli, s->name);
-	struct gp_child_opts o = { .timeout_ms = timeout_ms + 5000,
+	struct gp_child_opts o = { .timeout_ms = timeout_ms + GP_NVML_TIMEOUT_MS + 5000,
 				   .output_max = PROBE_JSON_MAX,
 				   .overflow_kills = true };
 	char self[PATH_MAX], timeout[16];

@@ -203,6 +203,7 @@ int main(int argc, char **argv)
 	struct gp_cli cli = { .confdir = GP_CONFDIR };
 	int r = -1;
 
+	gp_stdio_ensure();
 	if (parse_options(argc, argv, &cli) < 0 || cli.nargs < 1) {
 		usage(stderr);
 		return 2;

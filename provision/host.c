@@ -34,7 +34,7 @@ int gp_cmd_host(const struct gp_cli *cli)
 	gp_modules_read(cli->root, ctx, &mods);
 	gp_kmod_free(ctx);
 	if (real_host(cli->root) && host.driver_loaded)
-		gp_nvml_addressing(10000, &nvml);
+		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
 	kmsg = gp_kmsg_read(cli->root);
 	gp_hmm_judge(&host, &mods, &nvml, kmsg, &hmm);
 	free(kmsg);

@@ -60,7 +60,7 @@ static void judge_hmm(const struct gp_cli *cli, struct probe_ctx *p, struct gp_h
 	gp_host_read_kconfig(cli->root, &p->host);
 	gp_modules_read_tree(cli->root, &mods);
 	if (!cli->root && p->host.driver_loaded)
-		gp_nvml_addressing(10000, &nvml);
+		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
 	gp_hmm_judge(&p->host, &mods, &nvml, kmsg, hmm);
 	free(kmsg);
 }

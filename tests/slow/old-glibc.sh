@@ -13,11 +13,12 @@ if [ ! -x "$CACHE/bin/sleep" ]; then
 	debootstrap --variant=minbase bullseye "$CACHE.tmp" http://deb.debian.org/debian >/dev/null
 	mv "$CACHE.tmp" "$CACHE"
 fi
+use_trusted_install || exit 1 # attach writes only a gpu-hook root alone can change
 WORK=$(mktemp -d /tmp/gp-slow.XXXXXX)
 chmod 755 "$WORK"
 P=$WORK/lxc CONF=$WORK/conf
 mkdir -p "$P/old" "$CONF"
-trap 'lxc-stop -P "$P" -n old -k >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+trap 'lxc-stop -P "$P" -n old -k >/dev/null 2>&1 || true; rm -rf "$WORK" ${GP_INSTALLED:+"$GP_INSTALLED"}' EXIT
 
 cp -a "$CACHE" "$P/old/rootfs"
 cat >"$P/old/config" <<EOC

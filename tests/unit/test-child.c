@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 
@@ -57,6 +59,7 @@ static int describe_self(void *arg)
 	(void)arg;
 	fstat(STDIN_FILENO, &in);
 	printf("leader %d\n", getsid(0) == getpid() && getpgrp() == getpid());
+	printf("dumpable %d\n", prctl(PR_GET_DUMPABLE));
 	printf("tty %d\n", open("/dev/tty", O_RDWR) < 0 ? errno : 0);
 	printf("stdin %u:%u\n", major(in.st_rdev), minor(in.st_rdev));
 	printf("fds");
@@ -85,6 +88,7 @@ static void the_child_is_cut_off(void **state)
 	assert_int_equal(gp_child_wait(&c), 0);
 	unsetenv("LD_PRELOAD");
 	assert_non_null(strstr(c.out, "leader 1\n"));
+	assert_non_null(strstr(c.out, "dumpable 0\n"));
 	assert_non_null(strstr(c.out, "tty 6\n")); /* ENXIO: no controlling terminal */
 	assert_non_null(strstr(c.out, "stdin 1:3\n"));
 	snprintf(want, sizeof(want), "fds 0 1 2 %d\n", kept);
@@ -235,6 +239,47 @@ static void exec_finds_on_path(void **state)
 	gp_child_free(&c);
 }
 
+static void named_variables_are_kept(void **state)
+{
+	static const char *const keep[] = { "http_proxy", NULL };
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"echo \"[$http_proxy][$SECRET]\"",
+			 NULL };
+	struct gp_child_opts o = quick;
+	struct gp_child c;
+
+	(void)state;
+	o.keep_env = keep;
+	setenv("http_proxy", "http://proxy:3128", 1);
+	setenv("SECRET", "x", 1);
+	assert_int_equal(gp_child_start(&c, &o, gp_child_exec, argv), 0);
+	assert_int_equal(gp_child_wait(&c), 0);
+	unsetenv("SECRET");
+	unsetenv("http_proxy");
+	assert_string_equal(c.out, "[http://proxy:3128][]\n");
+	gp_child_free(&c);
+}
+
+/* A caller started with stdin closed: 0 is /dev/null again, not the next file opened. */
+static void closed_stdio_is_taken_again(void **state)
+{
+	int status;
+	pid_t pid = fork();
+
+	(void)state;
+	if (pid == 0) {
+		struct stat st;
+
+		close(STDIN_FILENO);
+		gp_stdio_ensure();
+		_exit(fstat(STDIN_FILENO, &st) == 0 && S_ISCHR(st.st_mode) &&
+			      major(st.st_rdev) == 1 && minor(st.st_rdev) == 3
+			  ? 0
+			  : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static void several_at_once(void **state)
 {
 	struct gp_child a, b;
@@ -263,6 +308,8 @@ int main(void)
 		cmocka_unit_test(the_group_goes_with_the_child),
 		cmocka_unit_test(output_is_bounded),
 		cmocka_unit_test(exec_finds_on_path),
+		cmocka_unit_test(named_variables_are_kept),
+		cmocka_unit_test(closed_stdio_is_taken_again),
 		cmocka_unit_test(several_at_once),
 	};
 	return cmocka_run_group_tests_name("child", tests, NULL, NULL);
