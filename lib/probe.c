@@ -10,6 +10,7 @@
 #include "child.h"
 #include "escape.h"
 #include "probe.h"
+#include "target.h"
 #include "util.h"
 
 #define PROBE_BINARY_MAX (4u << 20)
@@ -246,16 +247,6 @@ static void free_argv(char **argv)
 	free(argv);
 }
 
-static bool is_running(const char *lxcpath, const char *name)
-{
-	struct lxc_container *c = lxc_container_new(name, lxcpath);
-	bool running = c && c->is_running(c);
-
-	if (c)
-		lxc_container_put(c);
-	return running;
-}
-
 static void take_result(const struct gp_child *ch, struct gp_probe_result *r)
 {
 	r->timed_out = ch->timed_out;
@@ -289,7 +280,7 @@ int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 
 	memset(r, 0, sizeof(*r));
 	r->exit_code = -1;
-	if (!is_running(lxcpath, name)) {
+	if (!gp_container_running(name, lxcpath)) {
 		gp_error("container \"%s\" is not running: start it, then probe it", name);
 		return -ESRCH;
 	}

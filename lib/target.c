@@ -20,7 +20,7 @@ bool gp_target_is_pve(const char *root)
 	return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static bool lxc_running(const char *name, const char *lxcpath)
+bool gp_container_running(const char *name, const char *lxcpath)
 {
 	struct lxc_container *c = lxc_container_new(name, lxcpath);
 	bool running = c && c->is_running(c);
@@ -116,7 +116,7 @@ static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 	t->lock_kind = GP_LOCK_FLOCK;
 	t->kind = GP_TARGET_PVE;
 	t->autodev = true; /* Proxmox sets lxc.autodev = 1 for every container */
-	t->running = lxc_running(o->name, o->lxcpath);
+	t->running = gp_container_running(o->name, o->lxcpath);
 	t->sep = ": ";
 	return 0;
 }

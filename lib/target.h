@@ -25,6 +25,9 @@ struct gp_target {
 /* True when root holds a Proxmox VE cluster filesystem (etc/pve/lxc). */
 bool gp_target_is_pve(const char *root);
 
+/* True when liblxc says the container runs (one that is not defined does not). */
+bool gp_container_running(const char *name, const char *lxcpath);
+
 /*
  * Finds the container: through liblxc for plain LXC, <root>/etc/pve/lxc/<id>.conf on
  * Proxmox (o->pve forces it), refusing a Proxmox container that is locked.

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-provision check [NAME|--all]: host, configs and running containers, as findings. */
 #include <limits.h>
-#include <lxc/lxccontainer.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,16 +19,6 @@
 
 #define MAX_PARALLEL_PROBES 4
 #define PROBE_JSON_MAX (1u << 20)
-
-static bool is_running(const struct gp_cli *cli, const char *name)
-{
-	struct lxc_container *c = lxc_container_new(name, cli->lxcpath);
-	bool running = c && c->is_defined(c) && c->is_running(c);
-
-	if (c)
-		lxc_container_put(c);
-	return running;
-}
 
 /* The probe's deadline as probe itself takes it: --timeout, the ini, the host's default. */
 static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
@@ -199,7 +188,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 	for (int i = 0; subj && i < n; i++) {
 		snprintf(subj[i].name, sizeof(subj[i].name), "%s", list[i]);
 		gp_check_container(&ctx, list[i], &subj[i].f);
-		subj[i].running = is_running(cli, list[i]);
+		subj[i].running = gp_container_running(list[i], cli->lxcpath);
 	}
 	if (subj)
 		probe_all(cli, subj, n);
