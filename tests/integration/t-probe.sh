@@ -45,6 +45,21 @@ test_probe_ok() {
 	stop pok
 }
 
+# An unprivileged container: the attach crosses into its user namespace (the runner's
+# child is not dumpable until the probe is executed) and the probe still reports.
+test_probe_unprivileged() {
+	make_root h200-580-open "$WORK/pun.root"
+	new_container "$P" pun unprivileged
+	gp --root "$WORK/pun.root" attach pun --gpus all >/dev/null
+	add_fake_cuda "$P" pun 580.159.04
+	set_fake_cuda "$P" pun "device 0000:00:06.0 $H200_UUID"
+	start pun
+	probe_expect pun ok fixture-host
+	grep -q "\"uuid\":\"$H200_UUID\"" "$WORK/pun.json"
+	check "uid map" "0 100000 65536" "$(in_ct "$P" pun "cat /proc/self/uid_map" | awk '{print $1,$2,$3}')"
+	stop pun
+}
+
 # cuInit 3 with HMM on (the B200 case; the start is let through with disable_hmm = no).
 test_probe_cuinit_3_hmm() {
 	make_root b200x8-590-open-hmm "$WORK/phmm.root"
