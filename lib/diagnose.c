@@ -362,7 +362,7 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 	if (!x)
 		return;
 	GP_SET(x->summary, "the probe's report from %s is incomplete", e->name);
-	if (r->exit_code == GP_PROBE_ATTACH_FAILED && !r->bad_lineno)
+	if (r->attach_failed)
 		GP_SET(x->evidence, "liblxc could not attach to the container");
 	else if (r->bad_lineno)
 		GP_SET(x->evidence, "exit code %d, %s; line %u refused: \"%s\"", r->exit_code,

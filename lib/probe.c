@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-probe inside a running container: started through liblxc, bounded in time and output. */
+#include <fcntl.h>
 #include <lxc/lxccontainer.h>
 #include <signal.h>
 #include <stdio.h>
@@ -168,9 +169,12 @@ int gp_probe_parse(const char *buf, struct gp_probe_result *r)
 
 struct attach_job {
 	const char *lxcpath, *name;
-	int probe_fd;
+	int fds[2]; /* the probe's memfd; the pipe that says the attach was made */
 	char **argv;
 };
+
+/* The runner's exit code when it could not attach (the attached pipe says which it was). */
+#define ATTACH_FAILED 125
 
 /* Runs in the attached process, inside the container: becomes gpu-probe. */
 static int exec_probe(void *data)
@@ -178,7 +182,7 @@ static int exec_probe(void *data)
 	struct attach_job *j = data;
 	char *envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 
-	fexecve(j->probe_fd, j->argv, envp);
+	fexecve(j->fds[0], j->argv, envp);
 	return 127;
 }
 
@@ -211,18 +215,22 @@ static int attach_and_wait(void *data)
 	pid_t pid;
 
 	if (!c)
-		return GP_PROBE_ATTACH_FAILED;
+		return ATTACH_FAILED;
 	opts.env_policy = LXC_ATTACH_CLEAR_ENV;
 	opts.stdin_fd = STDIN_FILENO;
 	opts.stdout_fd = STDOUT_FILENO;
 	opts.stderr_fd = STDERR_FILENO;
 	if (c->attach(c, exec_probe, j, &opts, &pid) < 0) {
 		fprintf(stderr, "Failed to attach to container \"%s\"\n", j->name);
-		return GP_PROBE_ATTACH_FAILED;
+		return ATTACH_FAILED;
 	}
+	/* Only we write this pipe: an exit code is the container's to choose, this is not. */
+	if (write(j->fds[1], "a", 1) != 1)
+		return ATTACH_FAILED;
+	close(j->fds[1]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return GP_PROBE_ATTACH_FAILED;
+			return ATTACH_FAILED;
 	end_like(status);
 }
 
@@ -266,17 +274,18 @@ static void take_result(const struct gp_child *ch, struct gp_probe_result *r)
 int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 		 const struct gp_plan *expected, int timeout_ms, struct gp_probe_result *r)
 {
-	struct attach_job job = { lxcpath, name, -1, NULL };
+	struct attach_job job = { lxcpath, name, { -1, -1 }, NULL };
 	struct gp_child_opts opts = {
 		.timeout_ms = timeout_ms,
 		.output_max = GP_PROBE_OUTPUT_MAX,
 		.merge_stderr = true,
 		.overflow_kills = true,
-		.keep_fds = &job.probe_fd,
-		.nkeep = 1,
+		.keep_fds = job.fds,
+		.nkeep = 2,
 	};
+	int attached[2] = { -1, -1 }, ret;
 	struct gp_child ch;
-	int ret;
+	char byte;
 
 	memset(r, 0, sizeof(*r));
 	r->exit_code = -1;
@@ -284,17 +293,23 @@ int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 		gp_error("container \"%s\" is not running: start it, then probe it", name);
 		return -ESRCH;
 	}
-	job.probe_fd = gp_sealed_copy(probe_path, PROBE_BINARY_MAX, "gpu-probe");
+	job.fds[0] = gp_sealed_copy(probe_path, PROBE_BINARY_MAX, "gpu-probe");
 	job.argv = probe_argv(expected);
-	ret = job.probe_fd < 0 ? job.probe_fd : job.argv ? 0 : -ENOMEM;
+	ret = job.fds[0] < 0 ? job.fds[0] : job.argv ? 0 : -ENOMEM;
+	if (ret == 0 && pipe2(attached, O_CLOEXEC | O_NONBLOCK) < 0)
+		ret = -errno;
+	job.fds[1] = attached[1];
 	if (ret == 0)
 		ret = gp_child_start(&ch, &opts, attach_and_wait, &job);
+	gp_closep(&attached[1]);
 	if (ret == 0) {
 		gp_child_wait(&ch);
 		take_result(&ch, r);
+		r->attach_failed = read(attached[0], &byte, 1) != 1;
 		gp_child_free(&ch);
 	}
-	gp_closep(&job.probe_fd);
+	gp_closep(&attached[0]);
+	gp_closep(&job.fds[0]);
 	free_argv(job.argv);
 	return ret;
 }

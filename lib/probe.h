@@ -9,8 +9,6 @@
 
 #define GP_PROBE_OUTPUT_MAX (64 * 1024)
 #define GP_PROBE_MAX_DEVICES 64
-/* The exit code of the probe's runner when liblxc could not attach to the container. */
-#define GP_PROBE_ATTACH_FAILED 125
 
 enum gp_probe_status { GP_PROBE_OK, GP_PROBE_FAILED, GP_PROBE_TIMEOUT };
 
@@ -51,9 +49,10 @@ struct gp_probe_result {
 	bool timed_out;
 	char state; /* its /proc/PID/stat state at the deadline ('D': stuck in the kernel) */
 	bool reaped;
-	int exit_code;	/* -1 unless it exited */
-	int signal;	/* the signal that killed it, 0 if none */
-	bool held_open; /* something in the container kept its output open after it ended */
+	int exit_code;	    /* -1 unless it exited */
+	int signal;	    /* the signal that killed it, 0 if none */
+	bool held_open;	    /* something in the container kept its output open after it ended */
+	bool attach_failed; /* liblxc could not attach: the probe never ran */
 	double elapsed_ms;
 };
 
