@@ -2,6 +2,9 @@
 # gpu-provision probe: a real container, a real attach, a real deadline; libcuda is the
 # test double of tests/fakecuda, whose behaviour each test sets. Sourced by run.sh.
 
+# Every probe here runs with --root over a fixture, so each expected set holds
+# fixture-host (info); the rest is what the case itself should raise.
+
 H200_UUID=GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460
 
 # probe_ct NAME FIXTURE GPUS LIBVERSION FAKE-LINES...: attached, double installed, started.
@@ -16,19 +19,21 @@ probe_ct() {
 	start "$name"
 }
 
-# probe_expect NAME STATUS [FINDING-ID...]: probe --json says STATUS and raises each ID;
-# the exit code is 0 for ok, 1 otherwise.
+# probe_expect NAME STATUS [FINDING-ID...]: probe --json says STATUS and raises exactly
+# these IDs, no other (compared as sorted sets; an ID raised twice is listed twice); the
+# exit code is 0 for ok, 1 otherwise.
 probe_expect() {
-	local name=$1 status=$2 rc=0 id
+	local name=$1 status=$2 rc=0 want got
 	shift 2
 	gp --root "$WORK/$name.root" probe "$name" --json --timeout "${PROBE_TIMEOUT:-10}" \
 		>"$WORK/$name.json" || rc=$?
-	check "status" "\"status\":\"$status\"" "$(grep -o '"status":"[a-z]*"' "$WORK/$name.json")"
+	jq -e '.findings | type == "array"' "$WORK/$name.json" >/dev/null ||
+		{ echo "    no findings list in:"; cat "$WORK/$name.json"; return 1; }
+	check "status" "$status" "$(jq -r .status "$WORK/$name.json")"
 	check "exit code" "$([ "$status" = ok ] && echo 0 || echo 1)" "$rc"
-	for id in "$@"; do
-		grep -q "\"id\":\"$id\"" "$WORK/$name.json" ||
-			{ echo "    no finding $id in:"; cat "$WORK/$name.json"; return 1; }
-	done
+	want=$(printf '%s\n' "$@" | sed '/^$/d' | sort | paste -sd' ')
+	got=$(jq -r '.findings[].id' "$WORK/$name.json" | sort | paste -sd' ')
+	check "finding ids" "$want" "$got" || { cat "$WORK/$name.json"; return 1; }
 }
 
 test_probe_ok() {
@@ -69,7 +74,7 @@ test_probe_cuinit_3_hmm() {
 	add_fake_cuda "$P" phmm 590.48.01
 	set_fake_cuda "$P" phmm "result 3"
 	start phmm
-	probe_expect phmm failed cuinit-hmm
+	probe_expect phmm failed fixture-host cuinit-hmm
 	grep -q 'uvm_disable_hmm=1' "$WORK/phmm.json"
 	grep -q 'open-gpu-kernel-modules/issues/797' "$WORK/phmm.json"
 	grep -q 'CONFIG_DEVICE_PRIVATE=y' "$WORK/phmm.json"
@@ -78,7 +83,7 @@ test_probe_cuinit_3_hmm() {
 
 test_probe_cuinit_3_without_hmm() {
 	probe_ct p3 h200-580-open all 580.159.04 "result 3"
-	probe_expect p3 failed cuinit-not-initialized
+	probe_expect p3 failed fixture-host cuinit-not-initialized
 	stop p3
 }
 
@@ -87,7 +92,7 @@ test_probe_hang() {
 	local t0 t1
 	probe_ct phang h200-580-open all 580.159.04 hang
 	t0=$(date +%s%N)
-	PROBE_TIMEOUT=2 probe_expect phang timeout cuinit-hang
+	PROBE_TIMEOUT=2 probe_expect phang timeout fixture-host cuinit-hang
 	t1=$(date +%s%N)
 	check "returned within the deadline plus 2 s" yes "$([ $(((t1 - t0) / 1000000)) -lt 4000 ] && echo yes || echo no)"
 	grep -q 'nokaslr' "$WORK/phang.json"
@@ -100,7 +105,7 @@ test_probe_hang() {
 test_probe_uvm_blocked() {
 	probe_ct puvm h200-580-open all 580.159.04 "result 999"
 	lxc-cgroup -P "$P" -n puvm devices.deny "c 238:0 rwm"
-	probe_expect puvm failed uvm-blocked node-cgroup
+	probe_expect puvm failed fixture-host uvm-blocked node-cgroup
 	grep -q 'open = EPERM (device cgroup)' "$WORK/puvm.json"
 	grep -q 'gpu-provision attach puvm' "$WORK/puvm.json"
 	stop puvm
@@ -112,7 +117,7 @@ test_probe_error_codes() {
 	for code in 100:no-device 802:fabric-manager 803:driver-mismatch 804:forward-compat 46:cuinit-failed; do
 		id=${code#*:}
 		set_fake_cuda "$P" pcode "result ${code%%:*}"
-		probe_expect pcode failed "$id"
+		probe_expect pcode failed fixture-host "$id"
 	done
 	stop pcode
 }
@@ -120,21 +125,21 @@ test_probe_error_codes() {
 # libcuda.so.550.54.14 against a 580.159.04 kernel module.
 test_probe_version_mismatch() {
 	probe_ct pver h200-580-open all 550.54.14 "device 0000:00:06.0 $H200_UUID"
-	probe_expect pver failed driver-mismatch
+	probe_expect pver failed fixture-host driver-mismatch
 	grep -q 'libcuda 550.54.14 in pver, kernel module 580.159.04 on the host' "$WORK/pver.json"
 	stop pver
 }
 
 test_probe_no_libcuda() {
 	probe_ct pnolib h200-580-open all none
-	probe_expect pnolib failed libcuda-missing
+	probe_expect pnolib failed fixture-host libcuda-missing
 	grep -q 'NVIDIA-Linux-x86_64-580.159.04.run --no-kernel-module' "$WORK/pnolib.json"
 	stop pnolib
 }
 
 test_probe_crash() {
 	probe_ct pcrash h200-580-open all 580.159.04 crash
-	probe_expect pcrash failed probe-crashed
+	probe_expect pcrash failed fixture-host probe-crashed
 	grep -q 'signal 11' "$WORK/pcrash.json"
 	stop pcrash
 }
@@ -149,7 +154,7 @@ test_probe_toolkit_stub() {
 	cp "$stub" "$P/pstub/rootfs/opt/fakecuda/libcuda.so.1"
 	echo /opt/fakecuda >"$P/pstub/rootfs/etc/ld.so.conf"
 	ldconfig -r "$P/pstub/rootfs"
-	probe_expect pstub failed stub-libcuda
+	probe_expect pstub failed fixture-host stub-libcuda
 	stop pstub
 }
 
@@ -157,12 +162,12 @@ test_probe_toolkit_stub() {
 test_probe_gpu_sets() {
 	local mine=GPU-1a2b3c4d-0000-4000-8000-000000000041 other=GPU-1a2b3c4d-0000-4000-8000-000000000081
 	probe_ct pset quad-550-proprietary 1 550.54.14 "device 0000:41:00.0 $mine"
-	probe_expect pset ok
+	probe_expect pset ok fixture-host
 	set_fake_cuda "$P" pset "device 0000:41:00.0 $mine" "device 0000:81:00.0 $other"
-	probe_expect pset failed gpu-extra
+	probe_expect pset failed fixture-host gpu-extra
 	grep -q "pset sees $other" "$WORK/pset.json"
 	set_fake_cuda "$P" pset "result 0"
-	probe_expect pset failed gpu-missing
+	probe_expect pset failed fixture-host gpu-missing
 	stop pset
 }
 
@@ -212,7 +217,7 @@ test_probe_pve_hookscript() {
 # A probe whose process ends in the middle without a signal: its report is incomplete.
 test_probe_cut_short() {
 	probe_ct pcut h200-580-open all 580.159.04 exit
-	probe_expect pcut failed probe-output
+	probe_expect pcut failed fixture-host probe-output
 	grep -q 'exit code 3' "$WORK/pcut.json"
 	stop pcut
 }
@@ -220,10 +225,8 @@ test_probe_cut_short() {
 # A container nobody attached: probed all the same, and said so.
 test_probe_not_attached() {
 	probe_ct pna h200-580-open all 580.159.04 "device 0000:00:06.0 $H200_UUID"
-	probe_expect pna ok
-	check "attached: no such warning" 0 "$(grep -c '"id":"not-attached"' "$WORK/pna.json" || true)"
+	probe_expect pna ok fixture-host
 	rm "$CONF/pna.ini"
-	gp --root "$WORK/pna.root" probe pna --json >"$WORK/pna.json" || true
-	grep -q '"id":"not-attached"' "$WORK/pna.json"
+	probe_expect pna ok fixture-host not-attached
 	stop pna
 }
