@@ -93,6 +93,16 @@ $(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c
 
 tests-helpers: $(FAKECUDA)/.stamp
 
+# Variants of the double (tests/fakecuda/<name>.c includes libcuda.c and changes one
+# behaviour), for docs/promises.md's tests: dstate.so hangs cuInit in state D.
+FAKECUDA_VARIANTS := $(patsubst tests/fakecuda/%.c,$(FAKECUDA)/%.so,\
+		     $(filter-out tests/fakecuda/libcuda.c,$(wildcard tests/fakecuda/*.c)))
+$(FAKECUDA)/%.so: tests/fakecuda/%.c tests/fakecuda/libcuda.c
+	@mkdir -p $(FAKECUDA)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
+
+tests-helpers: $(FAKECUDA_VARIANTS)
+
 # Hostile stand-ins for a container's libcuda.so.1 (tests/hostile): the double plus one attack.
 HOSTILE     := $(BUILD)/tests/hostile
 HOSTILE_SO  := $(patsubst tests/hostile/%.c,$(HOSTILE)/%.so,\
