@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * gpu-provision check over scratch copies of the fixtures: for each finding a host or
- * config that raises it, and a near one that does not.
+ * config that raises it, and a near one that does not, each time with the whole set of
+ * ids. The host cases start from a healthy host: the fixture's device nodes made as its
+ * dev-nodes.txt lists them (mknod: root only, else the case is skipped) and the open
+ * module's GSP firmware on disk.
  */
 #include "unit.h"
 
@@ -11,12 +14,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ids.h"
 #include "util.h"
 
-static char root[128];
+static char root[128], confdir[192];
+static struct gp_findings found;
 
-/* A scratch copy of a fixture (no device nodes: tests that need them make them). */
-static void scratch(const char *fixture)
+static void copy_fixture(const char *fixture)
 {
 	char cmd[512];
 
@@ -24,6 +28,7 @@ static void scratch(const char *fixture)
 	assert_non_null(mkdtemp(root));
 	snprintf(cmd, sizeof(cmd), "cp -a %s/%s/. %s/", FIXTURES, fixture, root);
 	assert_int_equal(system(cmd), 0);
+	snprintf(confdir, sizeof(confdir), "%s/etc/gpu-provision", root);
 }
 
 static void cleanup(void)
@@ -47,6 +52,64 @@ static void put_file(const char *rel, const char *text)
 	fclose(f);
 }
 
+/* A character node under the root, replacing what is there. */
+static void put_node(const char *rel, unsigned int major, unsigned int minor, mode_t mode,
+		     gid_t gid)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	assert_int_equal(gp_mkdir_parents(path), 0);
+	unlink(path);
+	assert_int_equal(mknod(path, S_IFCHR | mode, makedev(major, minor)), 0);
+	assert_int_equal(chmod(path, mode), 0);
+	assert_int_equal(chown(path, 0, gid), 0);
+}
+
+static void remove_file(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	assert_int_equal(unlink(path), 0);
+}
+
+/* The fixture's nodes, as its dev-nodes.txt lists them (PATH TYPE MAJOR MINOR MODE UID GID). */
+static void make_nodes(void)
+{
+	char path[512], rel[256], line[512];
+	unsigned int major, minor, mode, uid, gid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dev-nodes.txt", root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s c %u %u %o %u %u", rel, &major, &minor, &mode, &uid,
+			   &gid) != 6)
+			continue;
+		snprintf(path, sizeof(path), "/%s", rel);
+		assert_int_equal(uid, 0);
+		put_node(path, major, minor, mode, gid);
+	}
+	fclose(f);
+}
+
+/* A healthy host from fixture: its nodes and, for the open module, its GSP firmware. */
+static void host_fixture(const char *fixture, const char *firmware_version)
+{
+	char rel[256];
+
+	if (geteuid() != 0)
+		skip(); /* mknod and root-owned files */
+	copy_fixture(fixture);
+	make_nodes();
+	if (!firmware_version)
+		return;
+	snprintf(rel, sizeof(rel), "/lib/firmware/nvidia/%s/gsp_ga10x.bin", firmware_version);
+	put_file(rel, "x");
+}
+
 static void silence(bool on)
 {
 	static int saved = -1;
@@ -63,37 +126,34 @@ static void silence(bool on)
 	}
 }
 
-/* Runs the host checks (and the container's, when name is given) and counts id. */
-static int raised(const char *id, const char *name, enum gp_cg_layout layout)
+/* Runs the host checks, or container name's with the given cgroup layout; returns them. */
+static const struct gp_findings *run(const char *name, enum gp_cg_layout layout)
 {
-	struct gp_findings *f = calloc(1, sizeof(*f));
 	struct gp_check_ctx ctx;
-	int n = 0;
 
+	memset(&found, 0, sizeof(found));
 	silence(true);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, "/nonexistent-confdir", NULL, true), 0);
+	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, NULL, true), 0);
 	ctx.layout = layout;
 	if (name)
-		gp_check_container(&ctx, name, f);
+		gp_check_container(&ctx, name, &found);
 	else
-		gp_check_host(&ctx, f);
+		gp_check_host(&ctx, &found);
 	silence(false);
-	for (size_t i = 0; i < f->n; i++)
-		n += strcmp(f->v[i].id, id) == 0;
 	gp_check_ctx_free(&ctx);
-	free(f);
-	return n;
+	return &found;
 }
 
-#define HOST(id) raised(id, NULL, GP_CG_V2)
+#define HOST() run(NULL, GP_CG_V2)
+#define CT() run("101", GP_CG_V2)
 
 static void driver(void **state)
 {
 	(void)state;
-	scratch("h200-580-open");
-	assert_int_equal(HOST("driver-missing"), 0);
-	unlink(strcat(strcpy((char[256]){ 0 }, root), "/proc/driver/nvidia/version"));
-	assert_int_equal(HOST("driver-missing"), 1);
+	host_fixture("h200-580-open", "580.159.04");
+	assert_ids(HOST(), NULL);
+	remove_file("/proc/driver/nvidia/version");
+	assert_ids(HOST(), "driver-missing", NULL); /* and nothing else is judged */
 	cleanup();
 }
 
@@ -102,114 +162,125 @@ static void excluded_gpu(void **state)
 	char cmd[512];
 
 	(void)state;
-	scratch("quad-550-proprietary");
-	assert_int_equal(HOST("gpu-excluded"), 0);
+	host_fixture("h200-580-open", "580.159.04");
 	snprintf(cmd, sizeof(cmd),
 		 "sed -i 's/GPU Excluded:\\t No/GPU Excluded:\\t Yes/' "
-		 "%s/proc/driver/nvidia/gpus/0000:41:00.0/information",
+		 "%s/proc/driver/nvidia/gpus/0000:00:06.0/information",
 		 root);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(HOST("gpu-excluded"), 1);
+	assert_ids(HOST(), "gpu-excluded", NULL);
+	snprintf(cmd, sizeof(cmd),
+		 "sed -i 's/GPU Excluded:\\t Yes/GPU Excluded:\\t No/' "
+		 "%s/proc/driver/nvidia/gpus/0000:00:06.0/information",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	assert_ids(HOST(), NULL);
 	cleanup();
 }
 
 static void gsp_firmware(void **state)
 {
 	(void)state;
-	scratch("h200-580-open");
-	assert_int_equal(HOST("gsp-firmware-missing"), 1);
-	put_file("/lib/firmware/nvidia/580.159.04/gsp_ga10x.bin", "x");
-	assert_int_equal(HOST("gsp-firmware-missing"), 0);
+	host_fixture("h200-580-open", NULL);
+	assert_ids(HOST(), "gsp-firmware-missing", NULL);
+	put_file("/lib/firmware/nvidia/550.54.14/gsp_ga10x.bin", "x"); /* another version's */
+	assert_ids(HOST(), "gsp-firmware-missing", NULL);
+	put_file("/usr/lib/firmware/nvidia/580.159.04/gsp_ga10x.bin", "x");
+	assert_ids(HOST(), NULL);
 	cleanup();
 	/* A firmware directory the kernel was told about (firmware_class.path). */
-	scratch("h200-580-open");
+	host_fixture("h200-580-open", NULL);
 	put_file("/sys/module/firmware_class/parameters/path", "/usr/local/nvidia/firmware\n");
-	assert_int_equal(HOST("gsp-firmware-missing"), 1);
+	assert_ids(HOST(), "gsp-firmware-missing", NULL);
 	put_file("/usr/local/nvidia/firmware/nvidia/580.159.04/gsp_tu10x.bin", "x");
-	assert_int_equal(HOST("gsp-firmware-missing"), 0);
+	assert_ids(HOST(), NULL);
 	cleanup();
-	scratch("quad-550-proprietary"); /* the proprietary module carries its own */
-	assert_int_equal(HOST("gsp-firmware-missing"), 0);
+	/* The proprietary module carries its own. */
+	host_fixture("h200-580-open", NULL);
+	put_file("/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Release Build\n");
+	assert_ids(HOST(), NULL);
 	cleanup();
 }
 
 static void uvm_and_hmm(void **state)
 {
 	(void)state;
-	scratch("uvm-unloaded-580-open");
-	assert_int_equal(HOST("uvm-not-loaded"), 1);
-	assert_int_equal(HOST("hmm-active"), 0);
+	host_fixture("uvm-unloaded-580-open", "580.159.04");
+	assert_ids(HOST(), "uvm-not-loaded", NULL);
 	cleanup();
-	scratch("b200x8-590-open-hmm");
-	assert_int_equal(HOST("uvm-not-loaded"), 0);
-	assert_int_equal(HOST("hmm-active"), 1);
+	/* The B200 case: HMM active; KASLR on or off decides the hint. */
+	host_fixture("b200x8-590-open-hmm", "590.48.01");
+	assert_ids(HOST(), "hmm-active", NULL); /* no /proc/cmdline: KASLR unknown */
 	put_file("/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.12-9-pve root=/dev/pve/root quiet\n");
-	assert_int_equal(HOST("nokaslr-hint"), 1);
+	assert_ids(HOST(), "hmm-active", "nokaslr-hint", NULL);
 	put_file("/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.12-9-pve root=/dev/pve/root nokaslr\n");
-	assert_int_equal(HOST("nokaslr-hint"), 0);
+	assert_ids(HOST(), "hmm-active", NULL);
+	/* Near: uvm_disable_hmm=Y; HMM would still be active with N, so KASLR still matters. */
+	put_file("/sys/module/nvidia_uvm/parameters/uvm_disable_hmm", "Y\n");
+	assert_ids(HOST(), NULL);
+	put_file("/proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.12-9-pve root=/dev/pve/root quiet\n");
+	assert_ids(HOST(), "nokaslr-hint", NULL);
 	cleanup();
-	scratch("h200-580-open");
+	/* A kernel without CONFIG_DEVICE_PRIVATE: no HMM, no hint. */
+	host_fixture("h200-580-open", "580.159.04");
 	put_file("/proc/cmdline", "quiet\n");
-	assert_int_equal(HOST("hmm-active"), 0);
-	assert_int_equal(HOST("nokaslr-hint"), 0);
+	assert_ids(HOST(), NULL);
 	cleanup();
 }
 
 static void host_nodes(void **state)
 {
-	char path[256];
-
 	(void)state;
-	if (geteuid() != 0)
-		skip(); /* mknod needs root; the integration tests cover nodes too */
-	scratch("uvm-unloaded-580-open");
-	snprintf(path, sizeof(path), "%s/dev", root);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/dev/nvidiactl", root);
-	assert_int_equal(mknod(path, S_IFCHR | 0666, makedev(195, 255)), 0);
-	chmod(path, 0666);
-	assert_int_equal(HOST("host-node-missing"), 1); /* nvidia0 */
-	snprintf(path, sizeof(path), "%s/dev/nvidia0", root);
-	assert_int_equal(mknod(path, S_IFCHR | 0666, makedev(195, 1)), 0);
-	chmod(path, 0666);
-	assert_int_equal(HOST("host-node-missing"), 0);
-	assert_int_equal(HOST("host-node-stale"), 1);
-	unlink(path);
-	assert_int_equal(mknod(path, S_IFCHR | 0600, makedev(195, 0)), 0);
-	chmod(path, 0600);
-	assert_int_equal(HOST("host-node-stale"), 0);
-	assert_int_equal(HOST("host-node-mode"), 1);
-	chmod(path, 0666);
-	assert_int_equal(HOST("host-node-mode"), 0);
+	host_fixture("h200-580-open", "580.159.04");
+	remove_file("/dev/nvidia0");
+	assert_ids(HOST(), "host-node-missing", NULL);
+	put_node("/dev/nvidia0", 195, 1, 0666, 0); /* another GPU's number */
+	assert_ids(HOST(), "host-node-stale", NULL);
+	remove_file("/dev/nvidia0");
+	put_file("/dev/nvidia0", ""); /* not a node */
+	assert_ids(HOST(), "host-node-stale", NULL);
+	put_node("/dev/nvidia-uvm", 511, 0, 0666, 0); /* yesterday's uvm major */
+	put_node("/dev/nvidia0", 195, 0, 0600, 0);
+	assert_ids(HOST(), "host-node-stale", "host-node-mode", NULL);
+	put_node("/dev/nvidia-uvm", 238, 0, 0666, 0);
+	assert_ids(HOST(), "host-node-mode", NULL);
+	put_node("/dev/nvidia0", 195, 0, 0666, 44); /* the mode right, the group not */
+	assert_ids(HOST(), "host-node-mode", NULL);
+	put_node("/dev/nvidia0", 195, 0, 0666, 0);
+	assert_ids(HOST(), NULL);
 	cleanup();
 }
 
 static void daemons(void **state)
 {
 	(void)state;
-	scratch("h200-580-open");
-	assert_int_equal(HOST("persistenced-missing"), 0); /* no processes known: not judged */
+	host_fixture("h200-580-open", "580.159.04");
+	assert_ids(HOST(), NULL); /* no processes known: not judged */
 	put_file("/proc/1/comm", "systemd\n");
-	assert_int_equal(HOST("persistenced-missing"), 1);
+	assert_ids(HOST(), "persistenced-missing", NULL);
 	put_file("/proc/812/comm", "nvidia-persiste\n");
-	assert_int_equal(HOST("persistenced-missing"), 0);
-	assert_int_equal(HOST("fabric-manager-missing"), 0);
+	assert_ids(HOST(), NULL);
 	put_file("/proc/driver/nvidia-nvswitch/devices/0000:05:00.0", "\n");
-	assert_int_equal(HOST("fabric-manager-missing"), 1);
+	assert_ids(HOST(), "fabric-manager-missing", NULL);
 	put_file("/proc/900/comm", "nv-fabricmanage\n");
-	assert_int_equal(HOST("fabric-manager-missing"), 0);
+	assert_ids(HOST(), NULL);
 	cleanup();
 }
 
 static void kernel_log(void **state)
 {
 	(void)state;
-	scratch("h200-580-open");
+	host_fixture("h200-580-open", "580.159.04");
 	put_file("/var/log/kern.log", "kernel: nvidia-uvm: Loaded the UVM driver\n");
-	assert_int_equal(HOST("kmsg-signature"), 0);
+	assert_ids(HOST(), NULL);
 	put_file("/var/log/kern.log", "kernel: NVRM: Xid (PCI:0000:00:06): 79, pid=0, GPU has "
 				      "fallen off the bus.\n");
-	assert_int_equal(HOST("kmsg-signature"), 2);
+	assert_ids(HOST(), "kmsg-signature", "kmsg-signature", NULL); /* Xid, fallen off */
+	put_file("/var/log/kern.log",
+		 "kernel: nvidia-uvm: request_free_mem_region() err -34\n"
+		 "kernel: nvidia-uvm: failed to intialize device private memory\n");
+	assert_ids(HOST(), "kmsg-signature", "kmsg-signature", NULL); /* HMM init */
 	cleanup();
 }
 
@@ -219,48 +290,124 @@ static void pve_config(const char *text)
 	put_file("/etc/pve/lxc/101.conf", text);
 }
 
-static void container_configs(void **state)
+static void cgroup_keys(void **state)
 {
 	(void)state;
-	scratch("quad-550-proprietary");
-	pve_config("arch: amd64\nlxc.cgroup.devices.allow: c 195:0 rwm\n");
-	assert_int_equal(raised("cgroup-v1-keys", "101", GP_CG_V2), 1);
-	assert_int_equal(raised("cgroup-v1-keys", "101", GP_CG_V1), 0);
+	copy_fixture("h200-580-open");
+	pve_config("arch: amd64\nlxc.cgroup.devices.allow: c 195:0 rwm\n"
+		   "lxc.cgroup.devices.allow: c 195:255 rwm\n");
+	assert_ids(CT(), "cgroup-v1-keys", NULL); /* once for the config */
+	assert_ids(run("101", GP_CG_V1), NULL);
 	pve_config("arch: amd64\nlxc.cgroup2.devices.allow: c 195:0 rwm\n");
-	assert_int_equal(raised("cgroup-v1-keys", "101", GP_CG_V2), 0);
+	assert_ids(CT(), NULL);
 	/* Both keys for the same rule, as LXC's common.conf has them: nothing to say. */
 	pve_config("lxc.cgroup.devices.deny: a\nlxc.cgroup2.devices.deny: a\n");
-	assert_int_equal(raised("cgroup-v1-keys", "101", GP_CG_V2), 0);
+	assert_ids(CT(), NULL);
+	pve_config("lxc.cgroup.devices.deny: a\nlxc.cgroup2.devices.allow: a\n");
+	assert_ids(CT(), "cgroup-v1-keys", NULL);
+	cleanup();
+}
+
+static void mount_entries(void **state)
+{
+	(void)state;
+	copy_fixture("h200-580-open");
 	pve_config(
 	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,optional,create=file\n");
-	assert_int_equal(raised("optional-mount", "101", GP_CG_V2), 1);
+	assert_ids(CT(), "optional-mount", NULL);
 	pve_config("lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,create=file\n");
-	assert_int_equal(raised("optional-mount", "101", GP_CG_V2), 0);
-	/* The 4-GPU host's nodes are 0660 group 44: unprivileged containers cannot open them. */
-	pve_config("arch: amd64\nunprivileged: 1\n");
-	assert_int_equal(raised("unprivileged-node-mode", "101", GP_CG_V2), 1);
-	pve_config("arch: amd64\n");
-	assert_int_equal(raised("unprivileged-node-mode", "101", GP_CG_V2), 0);
+	assert_ids(CT(), NULL);
+	pve_config("lxc.mount.entry: /dev/fuse dev/fuse none bind,optional,create=file\n");
+	assert_ids(CT(), NULL);
 	pve_config("dev0: /dev/nvidia0,mode=0666\nlxc.mount.entry: /dev/nvidia0 dev/nvidia0 none "
 		   "bind,create=file\n");
-	assert_int_equal(raised("pve-duplicate", "101", GP_CG_V2), 1);
+	assert_ids(CT(), "pve-duplicate", NULL);
 	pve_config("dev0: /dev/nvidia0,mode=0666\nlxc.mount.entry: /dev/nvidia1 dev/nvidia1 none "
 		   "bind,create=file\n");
-	assert_int_equal(raised("pve-duplicate", "101", GP_CG_V2), 0);
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
+static void unprivileged_mode(void **state)
+{
+	(void)state;
+	/* The 4-GPU host's nodes are 0660 group 44: unprivileged containers cannot open them. */
+	copy_fixture("quad-550-proprietary");
+	pve_config("arch: amd64\nunprivileged: 1\n");
+	assert_ids(CT(), "unprivileged-node-mode", NULL);
+	pve_config("arch: amd64\nlxc.idmap: u 0 100000 65536\nlxc.idmap: g 0 100000 65536\n");
+	assert_ids(CT(), "unprivileged-node-mode", NULL);
+	pve_config("arch: amd64\nunprivileged: 0\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+	copy_fixture("h200-580-open"); /* nodes 0666 */
+	pve_config("arch: amd64\nunprivileged: 1\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
+/* The ini: <confdir>/101.ini, root-owned 0644 as attach writes it. */
+static void ini(const char *text)
+{
+	put_file("/etc/gpu-provision/101.ini", text);
+}
+
+static void hooks(void **state)
+{
+	(void)state;
+	copy_fixture("h200-580-open");
 	pve_config("lxc.hook.pre-start: /nonexistent/gpu-hook --confdir /etc/gpu-provision\n");
-	assert_int_equal(raised("hook-binary-missing", "101", GP_CG_V2), 1);
+	assert_ids(CT(), "hook-binary-missing", NULL);
 	pve_config("lxc.hook.pre-start: /bin/true gpu-hook\n");
-	assert_int_equal(raised("hook-binary-missing", "101", GP_CG_V2), 0);
+	assert_ids(CT(), NULL);
+	/* GPUs in an ini, no hook in the config. */
+	pve_config("arch: amd64\n");
+	assert_ids(CT(), NULL); /* near: no ini, no GPUs */
+	if (geteuid() != 0) {
+		cleanup();
+		skip(); /* an ini must be root's */
+	}
+	ini("[gpu]\ndevices = 0\n");
+	assert_ids(CT(), "hook-missing", NULL);
+	pve_config("arch: amd64\nlxc.hook.pre-start: /bin/true gpu-hook\n");
+	assert_ids(CT(), NULL);
+	ini("[gpu]\ndevices = 0\nmode = devn\n"); /* Proxmox's devN lines: no hook wanted */
+	pve_config("arch: amd64\ndev0: /dev/nvidia0\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
+/* The rules attach wrote (its .applied record) against today's majors. */
+static void stale_rules(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* an ini must be root's */
+	copy_fixture("h200-580-open");
+	ini("[gpu]\ndevices = 0\n");
+	pve_config("arch: amd64\nlxc.hook.pre-start: /bin/true gpu-hook\n");
+	put_file("/etc/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
+						   "lxc.cgroup2.devices.allow: c 238:0 rwm\n"
+						   "lxc.cgroup2.devices.allow: c 238:1 rwm\n");
+	assert_ids(CT(), NULL);
+	put_file("/etc/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
+						   "lxc.cgroup2.devices.allow: c 511:0 rwm\n"
+						   "lxc.cgroup2.devices.allow: c 511:1 rwm\n");
+	assert_ids(CT(), "rule-stale", "rule-stale", NULL); /* uvm's major of another boot */
+	put_file("/etc/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:1 rwm\n");
+	assert_ids(CT(), "rule-stale", NULL); /* a GPU the ini does not give */
 	cleanup();
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(driver),	cmocka_unit_test(excluded_gpu),
-		cmocka_unit_test(gsp_firmware), cmocka_unit_test(uvm_and_hmm),
-		cmocka_unit_test(host_nodes),	cmocka_unit_test(daemons),
-		cmocka_unit_test(kernel_log),	cmocka_unit_test(container_configs),
+		cmocka_unit_test(driver),	 cmocka_unit_test(excluded_gpu),
+		cmocka_unit_test(gsp_firmware),	 cmocka_unit_test(uvm_and_hmm),
+		cmocka_unit_test(host_nodes),	 cmocka_unit_test(daemons),
+		cmocka_unit_test(kernel_log),	 cmocka_unit_test(cgroup_keys),
+		cmocka_unit_test(mount_entries), cmocka_unit_test(unprivileged_mode),
+		cmocka_unit_test(hooks),	 cmocka_unit_test(stale_rules),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }
