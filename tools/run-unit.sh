@@ -1,16 +1,29 @@
 #!/bin/sh
-# Runs each cmocka unit test binary; prints one closing line over all of them.
+# Runs each cmocka unit test binary; prints one closing line over all of them:
+# "unit: N passed, N failed, N skipped". A skipped test (cmocka's skip()) counts as skipped,
+# never as passed; a binary that exits non-zero without saying which test failed counts as
+# one failure.
 set -u
-passed=0 failed=0
+passed=0 failed=0 skipped=0
+# count LABEL OUTPUT: N of cmocka's closing "[  LABEL  ] N test(s)..." line, or 0.
+count() {
+	printf '%s\n' "$2" | sed -n "s/^\\[ *$1 *\\] \\([0-9][0-9]*\\) test.*/\\1/p" | tail -1
+}
 for t in "$@"; do
 	out=$("$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-	passed=$((passed + ${p:-0}))
+	p=$(count PASSED "$out")
+	f=$(count FAILED "$out")
+	s=$(count SKIPPED "$out")
+	n=$(printf '%s\n' "$out" | sed -n 's/^\[==========\] \([0-9][0-9]*\) test(s) run\./\1/p' | tail -1)
+	p=${p:-0} s=${s:-0}
+	# Where a cmocka counts a skip among the passed too, the run's total says so.
+	if [ -n "$n" ] && [ $((p + s + ${f:-0})) -gt "$n" ]; then p=$((n - s - ${f:-0})); fi
+	passed=$((passed + p))
+	skipped=$((skipped + s))
 	failed=$((failed + ${f:-0}))
 	if [ "$rc" -ne 0 ] && [ -z "$f" ]; then failed=$((failed + 1)); fi
 done
-echo "unit: $passed passed, $failed failed"
+echo "unit: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

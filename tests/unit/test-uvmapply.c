@@ -130,13 +130,26 @@ static void dry_run_calls_nothing(void **state)
 	assert_string_equal(calls, "");
 }
 
+/* A refused conflict stops before any action of the plan runs, even with actions in it. */
 static void refused_conflict_calls_nothing(void **state)
 {
-	struct gp_uvm_plan p = { .want_disable = true, .status = GP_UVM_CONFLICT, .refuse = true };
+	struct gp_uvm_plan p = reload_plan();
 
 	(void)state;
+	behaviour = APPLIES;
+	p.status = GP_UVM_CONFLICT;
+	p.refuse = true;
 	assert_int_equal(apply(&p, false), -EPERM);
-	p.refuse = false;
+	assert_string_equal(calls, "");
+}
+
+/* A conflict let through (on_conflict = warn) with nothing to do: 0, and nothing called. */
+static void warned_conflict_goes_on(void **state)
+{
+	struct gp_uvm_plan p = { .want_disable = true, .status = GP_UVM_CONFLICT };
+
+	(void)state;
+	behaviour = APPLIES;
 	assert_int_equal(apply(&p, false), 0);
 	assert_string_equal(calls, "");
 }
@@ -149,6 +162,7 @@ int main(void)
 		cmocka_unit_test(failed_insert_stops),
 		cmocka_unit_test(dry_run_calls_nothing),
 		cmocka_unit_test(refused_conflict_calls_nothing),
+		cmocka_unit_test(warned_conflict_goes_on),
 	};
 	return cmocka_run_group_tests_name("uvmapply", tests, setup, teardown);
 }
