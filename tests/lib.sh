@@ -100,9 +100,17 @@ open_result() {
 	esac
 }
 
+# count_matching GREP-ARGS...: grep -c, except that no matching line is the count 0 and
+# not a failure; grep's own errors (exit 2: a file it cannot read) still fail.
+count_matching() {
+	local rc=0
+	grep -c "$@" || rc=$?
+	[ "$rc" -le 1 ]
+}
+
 # host_mounts_under DIR: how many host mounts have DIR in their source or target.
 host_mounts_under() {
-	grep -c -- "$1" /proc/self/mountinfo || true
+	count_matching -- "$1" /proc/self/mountinfo
 }
 
 # add_fake_cuda LXCPATH NAME VERSION: the test double of libcuda.so.1, as the file

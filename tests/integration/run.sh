@@ -40,9 +40,26 @@ check() { # check DESCRIPTION EXPECTED ACTUAL
 	return 1
 }
 
+# on_err COMMAND: a test's ERR trap; names the command whose failure ends the test. Not
+# inside a $(...) (where a failure is the substitution's business: grep -c finding nothing)
+# nor for "return N" (the function that returned said why, as check does).
+on_err() {
+	local rc=$?
+	if [ "$BASH_SUBSHELL" -le 1 ] && [ "${1%% *}" != return ]; then
+		echo "    failed (exit $rc): $1"
+	fi
+}
+
 run_test() {
 	local name=$1 rc
-	(set -e; "$name") >"$WORK/$name.out" 2>&1
+	# -e: a failing command or check ends the test, and the ERR trap (-E: in functions too)
+	# names it; pipefail: a pipe fails when any of its commands does, not only the last
+	# (gp ... | grep -q would otherwise hide gp's exit).
+	(
+		set -eE -o pipefail
+		trap 'on_err "$BASH_COMMAND"' ERR
+		"$name"
+	) >"$WORK/$name.out" 2>&1
 	rc=$?
 	# No test may change the host's own device nodes.
 	if [ "$(stat -c '%a %t:%T' /dev/null)" != "666 1:3" ]; then
@@ -70,11 +87,21 @@ start() { # start NAME: lxc-start with a debug log kept beside the container
 	lxc-start -P "$P" -n "$1" -l DEBUG -o "$P/$1.log"
 }
 
+# Cleanup: a container already stopped (or never started) is what stop wants, so its
+# failure is no test's concern.
 stop() { lxc-stop -P "$P" -n "$1" -k >/dev/null 2>&1 || true; }
 
-node_of() { # node_of NAME PATH: "major:minor" of a node inside, or "absent"
-	in_ct "$P" "$1" "stat -c '%t:%T' $2 2>/dev/null" | { read -r hex || true
-		[ -n "${hex:-}" ] && printf '%d:%d\n' "0x${hex%%:*}" "0x${hex##*:}" || echo absent; }
+# node_of NAME PATH: "major:minor" of a node inside, "absent" when the shell inside says
+# there is no such path, "attach failed (exit N)" when lxc-attach itself did not run it.
+node_of() {
+	local out rc=0
+	out=$(in_ct "$P" "$1" "if [ -e $2 ]; then stat -c '%t:%T' $2; else echo absent; fi") ||
+		rc=$?
+	case $rc:$out in
+	0:absent) echo absent ;;
+	0:*:*) printf '%d:%d\n' "0x${out%%:*}" "0x${out##*:}" ;;
+	*) echo "attach failed (exit $rc) [$out]" ;;
+	esac
 }
 
 # The start was refused and left nothing: not running, no mount, no plan.

@@ -49,11 +49,17 @@ test_fault_config_write() {
 # Two attaches at once on one container: one waits for the other; the config ends with
 # exactly one selection's lines, the one the ini names.
 test_fault_concurrent_attach() {
+	local a b rc_a=0 rc_b=0
 	make_root quad-550-proprietary "$WORK/fca"
 	new_container "$P" fca
-	gp --root "$WORK/fca" attach fca --gpus 0 >/dev/null &
-	gp --root "$WORK/fca" attach fca --gpus 1,2,3 >/dev/null &
-	wait
+	gp --root "$WORK/fca" attach fca --gpus 0 >/dev/null 2>"$WORK/fca.a.err" &
+	a=$!
+	gp --root "$WORK/fca" attach fca --gpus 1,2,3 >/dev/null 2>"$WORK/fca.b.err" &
+	b=$!
+	wait "$a" || rc_a=$?
+	wait "$b" || rc_b=$?
+	# Each waits for the other's lock and then succeeds: neither is refused or fails.
+	check "both attaches' exit codes" "0 0" "$rc_a $rc_b" || { cat "$WORK"/fca.[ab].err; return 1; }
 	check "one pre-start hook" 1 "$(grep -c '^lxc.hook.pre-start' "$P/fca/config")"
 	sel=$(sed -n 's/^devices = //p' "$CONF/fca.ini")
 	rules=$(grep -c 'devices.allow = c 195:[0-3] rwm' "$P/fca/config")

@@ -51,15 +51,21 @@ test_pve_locked_refused() {
 }
 
 test_pve_sync_after_driver_update() {
+	local out
 	pve_root "$WORK/pvsy" test-alpine-001.conf 104
 	gp --root "$WORK/pvsy" attach 104 --gpus all >/dev/null
-	gp --root "$WORK/pvsy" sync --all | grep -q '^104: already right'
+	out=$(gp --root "$WORK/pvsy" sync --all)
+	check "sync, nothing changed" "104: already right" "$out"
 	sed -i 's/^238 nvidia-uvm/511 nvidia-uvm/' "$WORK/pvsy/proc/devices"
-	gp --root "$WORK/pvsy" sync --all | grep -q '^104: updated, 2 line(s) out, 2 in'
+	out=$(gp --root "$WORK/pvsy" sync --all)
+	check "sync after the update" "104: updated, 2 line(s) out, 2 in (applies at the next start)" "$out"
 	grep -q 'c 511:1 rwm' "$WORK/pvsy/etc/pve/lxc/104.conf"
-	check "old major gone" 0 "$(grep -c 'c 238:' "$WORK/pvsy/etc/pve/lxc/104.conf")"
-	gp --root "$WORK/pvsy" list | grep -q '^104 .* all .* pve-hook'
-	gp --root "$WORK/pvsy" list --json | grep -q '"mode":"pve-hook"'
+	check "old major gone" 0 "$(count_matching 'c 238:' "$WORK/pvsy/etc/pve/lxc/104.conf")"
+	out=$(gp --root "$WORK/pvsy" list)
+	grep -q '^104 .* all .* pve-hook' <<<"$out" || { echo "    list: [$out]"; return 1; }
+	out=$(gp --root "$WORK/pvsy" list --json)
+	check "list --json: mode" pve-hook "$(jq -r '.[] | select(.name == "104") | .mode' <<<"$out")" ||
+		{ echo "    list --json: [$out]"; return 1; }
 }
 
 # fake_pct_path ROOT: a folder with a pct that is the double for ROOT. gpu-provision runs
