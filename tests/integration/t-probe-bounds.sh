@@ -46,9 +46,8 @@ pb_procs() {
 # A libcuda that writes 64 MiB of junk lines: the probe is killed once it passes 64 KiB,
 # long before its deadline (status failed, not timeout), and the report is refused.
 test_probe_output_cap() {
-	local rc=0 before
+	local rc=0
 	pb_ct pbflood hostile/flood.so 60
-	before=$(pb_procs pbflood | sort)
 	gp --root "$WORK/pbflood.root" probe pbflood --json >"$WORK/pbflood.json" || rc=$?
 	echo "    hostile log: $(pb_log pbflood | tail -3 | tr '\n' ';')"
 	check "exit" 1 "$rc"
@@ -63,7 +62,7 @@ test_probe_output_cap() {
 	check "killed: no EPIPE, no end" 0 "$(pb_log pbflood | grep -c '^flood write' || true)"
 	check "the flood got past 64 KiB" yes \
 		"$(pb_log pbflood | awk '/^flood wrote/ {n=$3} END {print (n >= 65536 ? "yes" : "no")}')"
-	check "nothing of the probe left" "$before" "$(pb_procs pbflood | sort)"
+	check "no probe process left (by its name, memfd:gpu-probe)" 0 "$(pb_procs pbflood | grep -c ' memfd:gpu-probe$' || true)"
 	stop pbflood
 }
 
@@ -85,10 +84,9 @@ test_probe_binary_sealed() {
 # "D" in /proc): seen as D from the host while the probe runs, reported as D, and
 # killed at the deadline.
 test_probe_state_d() {
-	local rc=0 seen i before
+	local rc=0 seen i
 	pb_ct pbd fakecuda/dstate.so 4
 	set_fake_cuda "$P" pbd hang
-	before=$(pb_procs pbd | sort)
 	gp --root "$WORK/pbd.root" probe pbd --json >"$WORK/pbd.json" &
 	for i in $(seq 1 30); do
 		seen=$(pb_procs pbd | awk '$1 == "D" {print "yes: " $2; exit}')
@@ -97,13 +95,13 @@ test_probe_state_d() {
 	done
 	wait $! || rc=$?
 	echo "    seen from the host: ${seen:-no process in state D}"
-	check "a process in state D seen from the host" yes "${seen%%:*}"
+	check "the probe in state D, seen from the host" "yes: memfd:gpu-probe" "$seen"
 	check "exit" 1 "$rc"
 	check "status" timeout "$(jq -r .status "$WORK/pbd.json")"
 	check "findings" "cuinit-hang fixture-host" "$(pb_ids "$WORK/pbd.json")"
 	jq -r '.findings[] | select(.id == "cuinit-hang") | .evidence' "$WORK/pbd.json" |
 		grep -q 'in state D (stuck in the kernel)'
-	check "nothing of the probe left" "$before" "$(pb_procs pbd | sort)"
+	check "no probe process left (by its name, memfd:gpu-probe)" 0 "$(pb_procs pbd | grep -c ' memfd:gpu-probe$' || true)"
 	stop pbd
 }
 
