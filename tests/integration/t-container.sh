@@ -35,7 +35,12 @@ evil_ct() {
 	start "$name"
 }
 
-hlog() { cat "$P/$1/rootfs/tmp/hostile.log" 2>/dev/null || true; }
+# hlog NAME: the hostile library's log in the container; nothing when it wrote none (the
+# callers check that the library ran).
+hlog() {
+	local f=$P/$1/rootfs/tmp/hostile.log
+	[ ! -e "$f" ] || cat "$f"
+}
 
 # timed OUT ARGS...: gpu-provision ARGS (as gp runs it) with stdout and stderr in OUT,
 # under an outer timeout of 15 s (a hang shows as 124); its exit code in trc, its wall
@@ -61,7 +66,11 @@ in_time() { # in_time WHAT
 }
 
 # Our processes left on the host for this lxcpath: gpu-provision and its attach helpers.
-ours_left() { pgrep -f -- "--lxcpath $P " | tr '\n' ' ' || true; }
+ours_left() {
+	local pids
+	pids=$(pgrep -f -- "--lxcpath $P ") || [ $? = 1 ] # 1: none, which is what we want
+	echo "${pids//$'\n'/ }"
+}
 
 # The processes of container NAME, one "PID(in the container):STATE:EXE" each.
 ct_procs() {
@@ -91,7 +100,8 @@ in_pty() {
 		printf 'exit\n'
 		sleep 0.5
 	} | env -i PATH="$PATH" HOME="$WORK" TERM=dumb HISTFILE=/dev/null \
-		script -qfec "bash --norc --noprofile -i" /dev/null >"$out" 2>&1 || true
+		script -qfec "bash --norc --noprofile -i" /dev/null >"$out" 2>&1 ||
+		{ echo "    script(1) under the pty: exit $?"; return 1; }
 }
 
 # The terminal: TIOCSTI, reads and escapes through /dev/tty or fds 0-2 reach nothing.
@@ -105,10 +115,10 @@ tty_untouched() { # tty_untouched NAME TOKEN PTY-OUTPUT
 	check "$1: the host's terminal input after the probe" 'READ[]' \
 		"$(grep -ao 'READ\[[^]]*\]' "$3" | tail -1)" || bad=1
 	check "$1: a title escape on the host's terminal" 0 \
-		"$(grep -ac ']0;PWNED' "$3" || true)" || bad=1
+		"$(count_matching -a ']0;PWNED' "$3")" || bad=1
 	check "$1: open /dev/tty" 'open /dev/tty: ENXIO' "$(hlog "$1" | grep '^open /dev/tty')" ||
 		bad=1
-	check "$1: bytes typed" 0 "$(hlog "$1" | grep -c ': typed$' || true)" || bad=1
+	check "$1: bytes typed" 0 "$(hlog "$1" | count_matching ': typed$')" || bad=1
 	check "$1: controlling terminal" 'tty_nr 0' "$(hlog "$1" | grep '^tty_nr')" || bad=1
 	rm -f "/tmp/PWNED-$2" "$P/$1/rootfs/tmp/hostile.log"
 	return $bad
@@ -130,9 +140,11 @@ test_tiocsti_under_pty() {
 
 # The holders (their pids in the container, from the log) still alive there.
 holders_alive() {
-	local pid n=0
+	local pid procs n=0
 	for pid in $(hlog "$1" | sed -n 's/^holder forked pid \([0-9]*\)$/\1/p'); do
-		ct_procs "$1" | grep -q "^$pid:[^Z]" && n=$((n + 1))
+		# Whole before grep -q: under pipefail, grep leaving early could fail the pipe.
+		procs=$(ct_procs "$1")
+		! grep -q "^$pid:[^Z]" <<<"$procs" || n=$((n + 1))
 	done
 	echo "$n"
 }
@@ -164,7 +176,7 @@ forked_holder() { # forked_holder NAME [setsid]
 			bad=1
 	else
 		check "probe: the holder named" 1 \
-			"$(grep -c '"id":"probe-lingering"' "$WORK/$name.json" || true)" || bad=1
+			"$(count_matching '"id":"probe-lingering"' "$WORK/$name.json")" || bad=1
 	fi
 	stop "$name"
 	return $bad
@@ -194,13 +206,13 @@ test_frozen_container() {
 	check "probe: status" '"status":"timeout"' \
 		"$(grep -o '"status":"[a-z]*"' "$WORK/xfz1.json")" || bad=1
 	check "probe: finding" 1 \
-		"$(grep -cE '"id":"(probe-timeout|cuinit-hang)"' "$WORK/xfz1.json" || true)" || bad=1
+		"$(count_matching -E '"id":"(probe-timeout|cuinit-hang)"' "$WORK/xfz1.json")" || bad=1
 	timed "$WORK/xfz.check" --root "$WORK/xfz1.root" check --all --json
 	in_time "check --all with a frozen container" || bad=1
 	check "check: the frozen one" timeout "$(probe_of "$WORK/xfz.check" xfz1)" || bad=1
 	check "check: its finding" 1 \
-		"$(ids_of "$WORK/xfz.check" xfz1 | tr ' ' '\n' | grep -cE '^(probe-timeout|cuinit-hang)$' ||
-			true)" || bad=1
+		"$(ids_of "$WORK/xfz.check" xfz1 | tr ' ' '\n' |
+			count_matching -E '^(probe-timeout|cuinit-hang)$')" || bad=1
 	check "check: the other one" ok "$(probe_of "$WORK/xfz.check" xfz2)" || bad=1
 	lxc-unfreeze -P "$P" -n xfz1
 	sleep 0.5
@@ -209,13 +221,15 @@ test_frozen_container() {
 }
 
 # The ids of one container's findings in a check --json, sorted, on one line; its probe.
+# A file that is not check's JSON prints jq's error and nothing on stdout, which no check
+# takes for an answer (ids_of of a sound report is never empty: the fixture host's info).
 ids_of() { # ids_of FILE NAME
 	jq -r --arg n "$2" '.containers[] | select(.name == $n) | [.findings[].id] | sort |
-		join(" ")' "$1" 2>/dev/null || true
+		join(" ")' "$1"
 }
 
 probe_of() { # probe_of FILE NAME
-	jq -r --arg n "$2" '.containers[] | select(.name == $n) | .probe' "$1" 2>/dev/null || true
+	jq -r --arg n "$2" '.containers[] | select(.name == $n) | .probe' "$1"
 }
 
 # A forged report (well typed, saying the other container is ok with no findings) and a
@@ -241,7 +255,7 @@ forged_report() { # forged_report [mistyped]
 		"$(ids_of "$WORK/xfg.check" xfga)" || bad=1
 	check "the forger's probe" failed "$(probe_of "$WORK/xfg.check" xfgb)" || bad=1
 	check "the forger's probe-output finding" 1 \
-		"$(ids_of "$WORK/xfg.check" xfgb | tr ' ' '\n' | grep -c '^probe-output$' || true)" ||
+		"$(ids_of "$WORK/xfg.check" xfgb | tr ' ' '\n' | count_matching '^probe-output$')" ||
 		bad=1
 	check "fds the forger could write" "forged 0 fds" "$(hlog xfgb | grep '^forged [0-9]* fds')" ||
 		bad=1
@@ -249,12 +263,15 @@ forged_report() { # forged_report [mistyped]
 }
 
 test_forged_report() {
-	local bad=0
+	local bad=0 rc=0
 	evil_ct xfga fakecuda
 	evil_ct xfgb forger xfga
 	trap 'stop xfga; stop xfgb' EXIT
-	gp --root "$WORK/xfga.root" check xfga --json >"$WORK/xfga.alone" || true
+	# Exit 1: the fixture host's gsp-firmware-missing.
+	gp --root "$WORK/xfga.root" check xfga --json >"$WORK/xfga.alone" || rc=$?
+	check "the victim alone: exit" 1 "$rc"
 	check "the victim alone" ok "$(probe_of "$WORK/xfga.alone" xfga)"
+	check "the victim alone: its findings" "fixture-host" "$(ids_of "$WORK/xfga.alone" xfga)"
 	forged_report || bad=1
 	forged_report mistyped || bad=1
 	return $bad
@@ -265,7 +282,7 @@ test_forged_report() {
 fds_only_012() { # fds_only_012 NAME
 	echo "    $1: $(hlog "$1" | tr '\n' ';')"
 	check "$1: open fds" "fds 0 1 2" "$(hlog "$1" | grep '^fds')"
-	check "$1: /proc/self/exe a memfd" yes "$(hlog "$1" | grep -q '^exe /memfd:' && echo yes || echo no)"
+	check "$1: /proc/self/exe a memfd" yes "$(grep -q '^exe /memfd:' <<<"$(hlog "$1")" && echo yes || echo no)"
 	check "$1: environment" "env PATH" "$(hlog "$1" | grep '^env ' | tr '\n' ' ' | sed 's/ $//')"
 	rm -f "$P/$1/rootfs/tmp/hostile.log"
 }
@@ -275,9 +292,9 @@ test_fd_inventory() {
 	evil_ct xfd2 fdinv
 	trap 'stop xfd1; stop xfd2' EXIT
 	rm -f "$P"/xfd[12]/rootfs/tmp/hostile.log
-	gp --root "$WORK/xfd1.root" probe xfd1 --json >/dev/null || true
+	gp --root "$WORK/xfd1.root" probe xfd1 --json >/dev/null
 	fds_only_012 xfd1
-	gp --root "$WORK/xfd1.root" check --all --json >/dev/null || true
+	check_exit 1 "$WORK/xfd1.root" check --all --json
 	fds_only_012 xfd1
 	fds_only_012 xfd2
 }
@@ -291,18 +308,26 @@ test_attach_exe_hidden() {
 	evil_ct xexe exewatch
 	trap 'stop xexe' EXIT
 	for _ in 1 2 3 4 5 6; do
-		gp --root "$WORK/xexe.root" probe xexe --json >/dev/null || true
+		gp --root "$WORK/xexe.root" probe xexe --json >/dev/null
 	done
-	gp --root "$WORK/xexe.root" check xexe --json >/dev/null || true
+	check_exit 1 "$WORK/xexe.root" check xexe --json
 	echo "    executables the watcher saw:"
 	hlog xexe | sed 's/^/      /'
 	check "the watcher saw the probes" yes \
-		"$(hlog xexe | grep -q '^watch exe /memfd:gpu-probe' && echo yes || echo no)" || bad=1
+		"$(grep -q '^watch exe /memfd:gpu-probe' <<<"$(hlog xexe)" && echo yes || echo no)" || bad=1
 	check "host executables seen from the container" "" \
 		"$(hlog xexe | grep '^watch exe ' | grep -v '^watch exe /memfd:' |
 			grep -vE '^watch exe (/bin/busybox|/sbin/init|/usr/bin/|/bin/):' | tr '\n' ';')" ||
 		bad=1
 	return $bad
+}
+
+# check_exit WANT ROOT ARGS...: gpu-provision --root ROOT ARGS (output dropped) exits WANT.
+check_exit() {
+	local want=$1 root=$2 rc=0
+	shift 2
+	gp --root "$root" "$@" >/dev/null || rc=$?
+	check "exit of $*" "$want" "$rc"
 }
 
 # The evidence of the probe-output findings in a probe or check output (text: as printed).
@@ -317,22 +342,25 @@ evidence_of() { # evidence_of FILE
 # A reported string carrying ESC reaches no output raw, and the probe-output finding shows
 # the refused line escaped; by probe and by check, as text and as JSON.
 test_escape_printed_escaped() {
-	local how out want bad=0
+	local how out want rc bad=0
 	evil_ct xesc escape
 	trap 'stop xesc' EXIT
 	for how in "probe xesc" "probe xesc --json" "check xesc" "check xesc --json"; do
 		out=$WORK/xesc.$(echo "$how" | tr ' -' _)
 		rm -f "$P/xesc/rootfs/tmp/hostile.log"
+		rc=0
 		# shellcheck disable=SC2086
-		gp --root "$WORK/xesc.root" $how >"$out" 2>"$out.err" || true
+		gp --root "$WORK/xesc.root" $how >"$out" 2>"$out.err" || rc=$?
+		# The refused line makes the probe fail: probe-output, an error.
+		check "$how: exit" 1 "$rc" || bad=1
 		echo "  $how: $(hlog xesc | tr '\n' ';')"
 		check "$how: the lib ran" 1 "$(hlog xesc | grep -c '^escape written')" || bad=1
-		check "$how: raw ESC bytes" 0 "$(cat "$out" "$out.err" | grep -c $'\033' || true)" ||
+		check "$how: raw ESC bytes" 0 "$(cat "$out" "$out.err" | count_matching $'\033')" ||
 			bad=1
-		check "$how: raw BEL bytes" 0 "$(cat "$out" "$out.err" | grep -c $'\007' || true)" ||
+		check "$how: raw BEL bytes" 0 "$(cat "$out" "$out.err" | count_matching $'\007')" ||
 			bad=1
 		case $how in *json) want=$ESCAPED_TITLE ;; *) want=$ESCAPED_TITLE_TEXT ;; esac
-		evidence_of "$out" | grep -qF -- "$want" || {
+		grep -qF -- "$want" <<<"$(evidence_of "$out")" || {
 			echo "    $how: no probe-output evidence with [$want] in:"
 			cat -v "$out" "$out.err" | sed 's/^/      /'
 			bad=1

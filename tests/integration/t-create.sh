@@ -74,5 +74,7 @@ test_create_rootfs_dev() {
 	gp --root "$WORK/crd" create crd3 --template busybox --config "$WORK/base.conf" \
 		--rootfs-dev "$WORK/data.img" --force 2>"$WORK/crd3.err"
 	grep -q 'overwriting it, as --force says' "$WORK/crd3.err"
-	check "label gone" "" "$(blkid -o value -s LABEL "$WORK/data.img" || true)"
+	# blkid exits 2 when the image has no such tag.
+	label=$(blkid -o value -s LABEL "$WORK/data.img") || rc=$?
+	check "label gone" "exit 2, label []" "exit $rc, label [$label]"
 }

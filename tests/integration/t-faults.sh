@@ -25,7 +25,11 @@ test_fault_config_write() {
 	mount -t tmpfs -o size=64k tmpfs "$P/fcw"
 	cp "$WORK/fcw.keep/config" "$P/fcw/config"
 	mkdir "$P/fcw/rootfs"
-	dd if=/dev/zero of="$P/fcw/fill" bs=4k 2>/dev/null || true
+	# Fill it: dd stops at ENOSPC, which is its expected failure here.
+	if dd if=/dev/zero of="$P/fcw/fill" bs=4k 2>/dev/null; then
+		echo "    the 64k tmpfs did not fill"
+		return 1
+	fi
 	set +e
 	gp --root "$WORK/fcw" attach fcw --gpus all 2>"$WORK/fcw.err"
 	rc=$?

@@ -133,8 +133,10 @@ test_hostile_unprivileged_dev_symlink() {
 
 # LD_PRELOAD and LD_LIBRARY_PATH handed to the hook load nothing into it.
 test_hook_environment() {
-	local evil=$WORK/evil.so
-	if readelf -l "${GP_BUILD:-$GP_TOP/build}/gpu-hook" | grep -q 'program interpreter'; then
+	local evil=$WORK/evil.so headers
+	# Read whole before grep -q: under pipefail, grep leaving early could fail the pipe.
+	headers=$(readelf -l "${GP_BUILD:-$GP_TOP/build}/gpu-hook")
+	if grep -q 'program interpreter' <<<"$headers"; then
 		echo "this build's gpu-hook is dynamically linked (make asan): the proof needs the static one"
 		return 77
 	fi
@@ -159,11 +161,11 @@ EOC
 	gp --root "$WORK/env.root" attach envct --gpus 0 >/dev/null
 	: >"$WORK/evil.mark"
 	EVIL_MARK=$WORK/evil.mark LD_PRELOAD=$evil LD_LIBRARY_PATH=$WORK start envct
-	check "the hook loaded no preload" 0 "$(grep -c 'gpu-hook' "$WORK/evil.mark" || true)"
+	check "the hook loaded no preload" 0 "$(count_matching 'gpu-hook' "$WORK/evil.mark")"
 	# It did load into programs that honour it, so the preload was really there.
 	grep -q . "$WORK/evil.mark"
 	check "nodes bound all the same" "195:0" "$(node_of envct /dev/nvidia0)"
 	stop envct
 	check "gpu-hook has no program interpreter" 0 \
-		"$(readelf -l "${GP_BUILD:-$GP_TOP/build}/gpu-hook" | grep -c 'Requesting program interpreter' || true)"
+		"$(count_matching 'Requesting program interpreter' <<<"$headers")"
 }
