@@ -377,6 +377,23 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 	       e->name);
 }
 
+/* More output than any probe writes: it was killed there, and nothing it said counts. */
+static void check_overflow(struct gp_findings *f, const struct gp_expect *e)
+{
+	struct gp_finding *x = gp_findings_add(f, "probe-output");
+
+	if (!x)
+		return;
+	GP_SET(x->summary, "the probe in %s wrote more than %d KiB", e->name,
+	       GP_PROBE_OUTPUT_MAX / 1024);
+	GP_SET(x->evidence, "output cut at %d KiB and the probe killed: no probe writes that much",
+	       GP_PROBE_OUTPUT_MAX / 1024);
+	GP_SET(x->fix,
+	       "look in %s for what writes to the probe's output: its libcuda.so.1, "
+	       "/etc/ld.so.preload",
+	       e->name);
+}
+
 /* Something the probe started (its libcuda, a preloaded library) outlived it. */
 static void check_lingering(struct gp_findings *f, const struct gp_expect *e)
 {
@@ -418,9 +435,11 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 	check_nodes(f, e, r);
 	if (r->timed_out)
 		check_hang(f, e, r);
+	else if (r->truncated)
+		check_overflow(f, e);
 	else if (!r->complete)
 		check_end(f, e, r);
-	if (!r->timed_out)
+	if (!r->timed_out && !r->truncated)
 		check_libcuda(f, e, r);
 	if (r->held_open)
 		check_lingering(f, e);

@@ -263,6 +263,7 @@ static void take_result(const struct gp_child *ch, struct gp_probe_result *r)
 	r->exit_code = ch->exit_code;
 	r->signal = ch->signal;
 	r->held_open = ch->held_open;
+	r->truncated = ch->truncated;
 	r->elapsed_ms = ch->elapsed_ms;
 	if (gp_probe_parse(ch->out, r) < 0 && !ch->timed_out)
 		gp_warn("the probe's output was not as expected (a crash, or not our probe)");

@@ -52,6 +52,7 @@ struct gp_probe_result {
 	int exit_code;	    /* -1 unless it exited */
 	int signal;	    /* the signal that killed it, 0 if none */
 	bool held_open;	    /* something in the container kept its output open after it ended */
+	bool truncated;	    /* it wrote more than GP_PROBE_OUTPUT_MAX and was killed */
 	bool attach_failed; /* liblxc could not attach: the probe never ran */
 	double elapsed_ms;
 };
