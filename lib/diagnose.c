@@ -96,11 +96,29 @@ static void node_finding(struct gp_findings *f, const struct gp_expect *e,
 	}
 }
 
+/* gpu-probe reports every node before libcuda: past that line, a node not named is absent. */
+static bool past_nodes(const struct gp_probe_result *r)
+{
+	return r->complete || r->libcuda_seen;
+}
+
+/* Where the probe was when its report ended. */
+static const char *stage(const struct gp_probe_result *r)
+{
+	return r->cuinit_done	   ? "after cuInit"
+	       : r->reached_cuinit ? "inside cuInit"
+				   : "before cuInit";
+}
+
 static void check_nodes(struct gp_findings *f, const struct gp_expect *e,
 			const struct gp_probe_result *r)
 {
-	for (size_t i = 0; i < e->plan->n; i++)
-		node_finding(f, e, &e->plan->nodes[i], seen_node(r, e->plan->nodes[i].name));
+	for (size_t i = 0; i < e->plan->n; i++) {
+		const struct gp_probe_node *seen = seen_node(r, e->plan->nodes[i].name);
+
+		if (seen || past_nodes(r))
+			node_finding(f, e, &e->plan->nodes[i], seen);
+	}
 }
 
 static bool version_like(const char *s)
@@ -114,6 +132,8 @@ static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
 	const char *host = e->host->version;
 	struct gp_finding *x;
 
+	if (!r->libcuda_seen) /* the report ended before it said */
+		return;
 	if (!r->libcuda_found) {
 		x = gp_findings_add(f, "libcuda-missing");
 		if (!x)
@@ -131,7 +151,8 @@ static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, "libcuda-broken");
 		if (x) {
 			GP_SET(x->summary, "%s is not a usable libcuda", r->libcuda_path);
-			GP_SET(x->evidence, "cuInit or cuDriverGetVersion missing from it");
+			GP_SET(x->evidence,
+			       "cuInit, cuDriverGetVersion or cuDeviceGetCount missing from it");
 			GP_SET(x->fix, "reinstall the driver's user space %s in the container",
 			       host);
 		}
@@ -194,8 +215,8 @@ static void check_hang(struct gp_findings *f, const struct gp_expect *e,
 	x = gp_findings_add(f, "probe-timeout");
 	if (x) {
 		GP_SET(x->summary, "the probe did not finish in %s", e->name);
-		GP_SET(x->evidence, "no end within %d s, before cuInit; state %c",
-		       e->timeout_ms / 1000, r->state ? r->state : '?');
+		GP_SET(x->evidence, "no end within %d s, %s; state %c", e->timeout_ms / 1000,
+		       stage(r), r->state ? r->state : '?');
 		GP_SET(x->fix, "raise [probe] timeout, or look at what blocks in the container "
 			       "(dlopen of libcuda, a slow filesystem)");
 	}
@@ -349,8 +370,7 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, "probe-crashed");
 		if (x) {
 			GP_SET(x->summary, "the probe died of signal %d in %s", r->signal, e->name);
-			GP_SET(x->evidence, "%s",
-			       r->reached_cuinit ? "inside cuInit" : "before cuInit");
+			GP_SET(x->evidence, "%s", stage(r));
 			GP_SET(x->fix,
 			       "a crash inside libcuda: reinstall the driver's user space %s in "
 			       "the container",
@@ -366,11 +386,9 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 		GP_SET(x->evidence, "liblxc could not attach to the container");
 	else if (r->bad_lineno)
 		GP_SET(x->evidence, "exit code %d, %s; line %u refused: \"%s\"", r->exit_code,
-		       r->cuinit_done ? "after cuInit" : "before cuInit", r->bad_lineno,
-		       r->bad_line);
+		       stage(r), r->bad_lineno, r->bad_line);
 	else
-		GP_SET(x->evidence, "exit code %d, %s", r->exit_code,
-		       r->cuinit_done ? "after cuInit" : "before cuInit");
+		GP_SET(x->evidence, "exit code %d, %s", r->exit_code, stage(r));
 	GP_SET(x->fix,
 	       "run gpu-provision probe %s again; if it repeats, look at the container's libc, "
 	       "libcuda and /etc/ld.so.preload",

@@ -57,6 +57,7 @@ static int parse_libcuda(const char *line, struct gp_probe_result *r)
 	if (sscanf(line, "libcuda %d %255s %63s%n", &found, path, suffix, &used) != 3 ||
 	    line[used] || (found != 0 && found != 1))
 		return -EINVAL;
+	r->libcuda_seen = true;
 	r->libcuda_found = found;
 	if (!copy_word(r->libcuda_path, sizeof(r->libcuda_path), path) ||
 	    !copy_word(r->libcuda_suffix, sizeof(r->libcuda_suffix), suffix))
@@ -158,8 +159,11 @@ int gp_probe_parse(const char *buf, struct gp_probe_result *r)
 		line[n] = '\0';
 		p = nl + 1;
 		if (strcmp(line, "end") == 0) {
+			/* Complete only when nothing follows: a line after the end is refused. */
+			if (*p)
+				return refuse(r, lineno + 1, p, strcspn(p, "\n"));
 			r->complete = true;
-			return *p ? refuse(r, lineno + 1, p, strcspn(p, "\n")) : 0;
+			return 0;
 		}
 		if (parse_line(line, r) < 0)
 			return refuse(r, lineno, line, n);

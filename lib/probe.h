@@ -31,6 +31,7 @@ struct gp_probe_result {
 	char glibc[32];
 	struct gp_probe_node nodes[GP_PLAN_MAX_NODES];
 	size_t nnodes;
+	bool libcuda_seen; /* the libcuda line came */
 	bool libcuda_found;
 	char libcuda_path[256];
 	char libcuda_suffix[64]; /* "580.159.04" from libcuda.so.580.159.04 */

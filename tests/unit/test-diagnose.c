@@ -70,7 +70,7 @@ static void healthy_result(void)
 		n->major = w.plan.nodes[i].major;
 		n->minor = w.plan.nodes[i].minor;
 	}
-	r->libcuda_found = true;
+	r->libcuda_seen = r->libcuda_found = true;
 	snprintf(r->libcuda_path, sizeof(r->libcuda_path),
 		 "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04");
 	snprintf(r->libcuda_suffix, sizeof(r->libcuda_suffix), "580.159.04");
@@ -379,11 +379,16 @@ static void probe_output(void **state)
 	w.r.exit_code = 125;
 	assert_int_equal(diagnose(), GP_PROBE_FAILED);
 	assert_ids(&w.f, "probe-output", NULL);
-	assert_evidence("probe-output", "exit code 125, before cuInit");
+	assert_evidence("probe-output", "exit code 125, inside cuInit");
 	w.r.attach_failed = true;
 	assert_int_equal(diagnose(), GP_PROBE_FAILED);
 	assert_ids(&w.f, "probe-output", NULL);
 	assert_evidence("probe-output", "liblxc could not attach");
+	/* Nothing came at all: no finding about nodes or libcuda it never reported. */
+	memset(&w.r, 0, sizeof(w.r));
+	w.r.attach_failed = true;
+	assert_int_equal(diagnose(), GP_PROBE_FAILED);
+	assert_ids(&w.f, "probe-output", NULL);
 	healthy_result(); /* near: the end line came */
 	assert_int_equal(diagnose(), GP_PROBE_OK);
 	assert_ids(&w.f, NULL);

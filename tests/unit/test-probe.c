@@ -84,6 +84,19 @@ static void long_lines_are_refused(void **state)
 	assert_int_equal(gp_probe_parse(buf, &r), -EINVAL);
 }
 
+/* A line after "end" is refused, and the report is not complete. */
+static void nothing_may_follow_the_end(void **state)
+{
+	char buf[1024];
+	struct gp_probe_result r = { 0 };
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "%scuinit 0 CUDA_SUCCESS\n", good);
+	assert_int_equal(gp_probe_parse(buf, &r), -EINVAL);
+	assert_false(r.complete);
+	assert_int_equal(r.bad_lineno, 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -91,6 +104,7 @@ int main(void)
 		cmocka_unit_test(a_hang_leaves_a_partial_report),
 		cmocka_unit_test(refuses_what_it_does_not_expect),
 		cmocka_unit_test(long_lines_are_refused),
+		cmocka_unit_test(nothing_may_follow_the_end),
 	};
 	return cmocka_run_group_tests_name("probe", tests, NULL, NULL);
 }
