@@ -22,6 +22,51 @@ static void layout(void **state)
 	assert_string_equal(gp_cgroup_key_prefix(GP_CG_V2), "lxc.cgroup2.devices");
 }
 
+/* This host's own layout, as /proc/cgroups tells it: a devices row with a v1 hierarchy. */
+static enum gp_cg_layout layout_from_proc_cgroups(void)
+{
+	char line[256], name[64];
+	int hierarchy;
+	FILE *f = fopen("/proc/cgroups", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %d", name, &hierarchy) == 2 &&
+		    strcmp(name, "devices") == 0) {
+			fclose(f);
+			return hierarchy > 0 ? GP_CG_V1 : GP_CG_V2;
+		}
+	fclose(f);
+	return GP_CG_V2;
+}
+
+/* What gp_cgroup_layout reads is this host's mountinfo (the CI machines here are hybrid). */
+static void layout_of_this_host(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_cgroup_layout(), layout_from_proc_cgroups());
+}
+
+/* A line longer than any real one is skipped whole; the lines after it still count. */
+static void long_mountinfo_line(void **state)
+{
+	static const char devices[] =
+	    "40 35 0:35 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n";
+	size_t n = 4096;
+	char *buf = malloc(n + sizeof(devices));
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 'x', n);
+	memcpy(buf, "99 1 0:1 / /", 12);
+	buf[n - 1] = '\n';
+	memcpy(buf + n, devices, sizeof(devices));
+	assert_int_equal(gp_cgroup_layout_parse(buf), GP_CG_V1);
+	buf[n] = '\0';
+	assert_int_equal(gp_cgroup_layout_parse(buf), GP_CG_V2);
+	free(buf);
+}
+
 static void rule_parse(void **state)
 {
 	struct gp_cg_rule r;
@@ -36,6 +81,10 @@ static void rule_parse(void **state)
 	assert_int_equal(gp_cg_rule_parse("a", &r), 0);
 	assert_int_equal(gp_cg_rule_parse("x 1:1 rwm", &r), -EINVAL);
 	assert_int_equal(gp_cg_rule_parse("c 19x:1 rwm", &r), -EINVAL);
+	assert_int_equal(gp_cg_rule_parse("c -1:0 rwm", &r), -EINVAL);
+	assert_int_equal(gp_cg_rule_parse("c 195:-1 rwm", &r), -EINVAL);
+	assert_int_equal(gp_cg_rule_parse("cc 195:0 rwm", &r), -EINVAL);
+	assert_int_equal(gp_cg_rule_parse("c 195", &r), -EINVAL);
 }
 
 static struct gp_node node(unsigned int major, unsigned int minor)
@@ -69,6 +118,70 @@ static void common_conf_then_ours(void **state)
 	free(rules);
 }
 
+/* One rule list: deny a, then the given allow lines; can the container open n? */
+static bool allowed_by(const char *allow, const char *deny, struct gp_node n)
+{
+	struct gp_cg_rules *rules = calloc(1, sizeof(*rules));
+	const char *p = "lxc.cgroup2.devices";
+	bool ok;
+
+	assert_non_null(rules);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.deny", "a"), 0);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.allow", allow), 0);
+	if (deny)
+		assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.deny", deny), 0);
+	ok = gp_cg_rules_allow(rules, &n);
+	free(rules);
+	return ok;
+}
+
+/* Opening a GPU needs read and write: an allow without either does not give it. */
+static void access_of_a_rule(void **state)
+{
+	struct gp_node n0 = node(195, 0);
+
+	(void)state;
+	assert_true(allowed_by("c 195:0 rw", NULL, n0));
+	assert_false(allowed_by("c 195:0 r", NULL, n0));
+	assert_false(allowed_by("c 195:0 w", NULL, n0));
+	assert_false(allowed_by("c 195:0 m", NULL, n0));
+	/* A block rule of the same number is not a character device's. */
+	assert_false(allowed_by("b 195:0 rwm", NULL, n0));
+	assert_true(allowed_by("a", NULL, n0));
+	assert_true(allowed_by("c 195:* rwm", NULL, n0));
+	assert_true(allowed_by("c *:0 rwm", NULL, n0));
+	assert_false(allowed_by("c *:1 rwm", NULL, n0));
+	/* A deny of r or of w alone takes the node away; a deny of m alone does not. */
+	assert_false(allowed_by("c 195:0 rwm", "c 195:0 r", n0));
+	assert_false(allowed_by("c 195:0 rwm", "c 195:0 w", n0));
+	assert_true(allowed_by("c 195:0 rwm", "c 195:0 m", n0));
+	assert_true(allowed_by("c 195:0 rwm", "c 195:1 rwm", n0));
+}
+
+/* "deny = a" drops the allows before it; keys that are not .allow or .deny are not rules. */
+static void what_counts_as_a_rule(void **state)
+{
+	struct gp_cg_rules *rules = calloc(1, sizeof(*rules));
+	struct gp_node n0 = node(195, 0);
+	const char *p = "lxc.cgroup.devices";
+
+	(void)state;
+	assert_non_null(rules);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup.devices.allow", "c 195:0 rwm"), 0);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup.devices.deny", "a"), 0);
+	assert_false(gp_cg_rules_allow(rules, &n0));
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup.devices_allow", "c 195:0 rwm"), 0);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup.devices.allowed", "c 195:0 rwm"), 0);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup.devices.allow.x", "c 195:0 rwm"), 0);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.allow", "c 195:0 rwm"), 0);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup.DEVICES.allow", "c 195:0 rwm"), 0);
+	assert_false(gp_cg_rules_allow(rules, &n0));
+	assert_int_equal(rules->nallow, 0);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup.devices.allow", "c 195:0 rwm"), 0);
+	assert_true(gp_cg_rules_allow(rules, &n0));
+	free(rules);
+}
+
 static void edit_text(void **state)
 {
 	const char *old = "# mine\nlxc.rootfs.path = dir:/x\nlxc.hook.pre-start = /old/hook\n"
@@ -97,7 +210,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layout),
 		cmocka_unit_test(rule_parse),
+		cmocka_unit_test(layout_of_this_host),
+		cmocka_unit_test(long_mountinfo_line),
 		cmocka_unit_test(common_conf_then_ours),
+		cmocka_unit_test(access_of_a_rule),
+		cmocka_unit_test(what_counts_as_a_rule),
 		cmocka_unit_test(edit_text),
 	};
 	return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);
