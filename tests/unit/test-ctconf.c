@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,6 +86,36 @@ static void errors_name_file_and_line(void **state)
 		if (!strstr(captured, cases[i].message))
 			fail_msg("case %zu: \"%s\" not in \"%s\"", i, cases[i].message, captured);
 	}
+}
+
+/* Values outside what each key takes, and a buffer over the size limit. */
+static void values_out_of_range(void **state)
+{
+	static const struct bad cases[] = {
+		{ "[gpu]\ndevices = 0\n[probe]\ntimeout = 3601\n", "c1.ini:4: timeout is" },
+		{ "[gpu]\ndevices = 0\nmode = bind\n", "c1.ini:3: mode is \"bind\"" },
+		{ "[gpu]\ndevices = 0\n[uvm]\non_conflict = ignore\n", "c1.ini:4: on_conflict is" },
+	};
+	struct gp_ctconf c;
+	size_t big = GP_CTCONF_MAX_SIZE + 10;
+	char *buf = malloc(big + 1);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse_capturing(cases[i].text, &c), -EINVAL);
+		if (!strstr(captured, cases[i].message))
+			fail_msg("case %zu: \"%s\" not in \"%s\"", i, cases[i].message, captured);
+	}
+	assert_int_equal(parse_capturing("[gpu]\ndevices = 0\n[probe]\ntimeout = 3600\n", &c), 0);
+	/* Lines of a comment each, well-formed: only the size is wrong. */
+	assert_non_null(buf);
+	memcpy(buf, "[gpu]\ndevices = 0\n", 18);
+	for (size_t i = 18; i < big; i++)
+		buf[i] = i % 100 == 99 ? '\n' : ';';
+	buf[big] = '\0';
+	assert_int_equal(parse_capturing(buf, &c), -EINVAL);
+	assert_non_null(strstr(captured, "larger than 65536 bytes"));
+	free(buf);
 }
 
 static void long_line_refused(void **state)
@@ -217,16 +248,40 @@ static void write_ini(const char *path, const char *text, mode_t mode)
 	close(fd);
 }
 
+/* The load cases: files in a directory of root's, made fresh for each and removed after. */
+static char dir[64];
+
+static int dir_setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gp-ctconf.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int dir_teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	alarm(0);
+	swap_path[0] = '\0';
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		skip(); /* the files must be root's */
+}
+
 static void load_checks_the_file_it_reads(void **state)
 {
-	char dir[] = "/tmp/gp-ctconf.XXXXXX";
 	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
 	struct gp_ctconf c;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip(); /* the files must be root's */
-	assert_non_null(mkdtemp(dir));
+	need_root();
 	snprintf(swap_path, sizeof(swap_path), "%s/c1.ini", dir);
 	snprintf(swap_with, sizeof(swap_with), "%s/evil", dir);
 	write_ini(swap_path, "[gpu]\ndevices = 0\n", 0644);
@@ -244,11 +299,85 @@ static void load_checks_the_file_it_reads(void **state)
 	dup2(saved, 2);
 	close(saved);
 	close(devnull);
-	snprintf(swap_path, sizeof(swap_path), "%s/c1.ini", dir);
-	unlink(swap_path);
-	unlink(swap_with);
+}
+
+static int load_quietly(const char *name, struct gp_ctconf *c)
+{
+	int saved = dup(2), devnull = open("/dev/null", O_WRONLY), r;
+
+	dup2(devnull, 2);
+	r = gp_ctconf_load(dir, name, c);
+	dup2(saved, 2);
+	close(saved);
+	close(devnull);
+	return r;
+}
+
+/* A link to a good ini is still not an ini: whoever made the link chose what is read. */
+static void load_refuses_a_link(void **state)
+{
+	char path[128], target[128];
+	struct gp_ctconf c;
+
+	(void)state;
+	need_root();
+	snprintf(target, sizeof(target), "%s/elsewhere.ini", dir);
+	snprintf(path, sizeof(path), "%s/c1.ini", dir);
+	write_ini(target, "[gpu]\ndevices = all\n", 0644);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(load_quietly("c1", &c), -ELOOP);
+	assert_int_equal(load_quietly("elsewhere", &c), 0);
+}
+
+static char fifo[128];
+
+/* A load stuck on the FIFO: take it away (unlink and rmdir are async-signal-safe) and end. */
+static void on_alarm(int sig)
+{
+	static const char msg[] = "test-ctconf: the load waited on a FIFO\n";
+
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	unlink(fifo);
 	rmdir(dir);
-	swap_path[0] = '\0';
+	_exit(128 + sig);
+}
+
+/* A FIFO is refused at once: nobody has to write into it for the start to go on. */
+static void load_refuses_a_fifo_without_waiting(void **state)
+{
+	struct gp_ctconf c;
+
+	(void)state;
+	need_root();
+	snprintf(fifo, sizeof(fifo), "%s/c1.ini", dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(5);
+	assert_int_equal(load_quietly("c1", &c), -EPERM);
+	alarm(0);
+}
+
+static void load_refuses_a_big_file(void **state)
+{
+	char path[128];
+	struct gp_ctconf c;
+	int fd;
+
+	(void)state;
+	need_root();
+	snprintf(path, sizeof(path), "%s/c1.ini", dir);
+	write_ini(path, "[gpu]\ndevices = 0\n", 0644);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, GP_CTCONF_MAX_SIZE + 1), 0);
+	close(fd);
+	assert_int_equal(load_quietly("c1", &c), -EINVAL);
+	/* Someone else's file is refused however it is written. */
+	assert_int_equal(truncate(path, 0), 0);
+	write_ini(path, "[gpu]\ndevices = 0\n", 0644);
+	assert_int_equal(load_quietly("c1", &c), 0);
+	assert_int_equal(chown(path, 1000, 0), 0);
+	assert_int_equal(load_quietly("c1", &c), -EPERM);
 }
 
 int main(void)
@@ -257,12 +386,18 @@ int main(void)
 		cmocka_unit_test(full),
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(errors_name_file_and_line),
+		cmocka_unit_test(values_out_of_range),
 		cmocka_unit_test(long_line_refused),
 		cmocka_unit_test(format_round_trips),
 		cmocka_unit_test(owner_and_mode),
 		cmocka_unit_test(shipped_example_parses),
 		cmocka_unit_test(host_defaults_and_merge),
-		cmocka_unit_test(load_checks_the_file_it_reads),
+		cmocka_unit_test_setup_teardown(load_checks_the_file_it_reads, dir_setup,
+						dir_teardown),
+		cmocka_unit_test_setup_teardown(load_refuses_a_link, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(load_refuses_a_fifo_without_waiting, dir_setup,
+						dir_teardown),
+		cmocka_unit_test_setup_teardown(load_refuses_a_big_file, dir_setup, dir_teardown),
 	};
 	return cmocka_run_group_tests_name("ctconf", tests, NULL, NULL);
 }
