@@ -53,6 +53,45 @@ static void selectors(void **state)
 	assert_true(c[2] && c[1] && count(c) == 2);
 }
 
+/* UUIDs and PCI addresses in any case, as the tools around print them. */
+static void selectors_in_any_case(void **state)
+{
+	bool c[GP_MAX_GPUS];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(
+	    gp_select_gpus("gpu-1a2b3c4d-0000-4000-8000-0000000000c1", &quad, c, err, sizeof(err)),
+	    0);
+	assert_true(c[3] && count(c) == 1);
+	assert_int_equal(gp_select_gpus("0000:C1:00.0", &quad, c, err, sizeof(err)), 0);
+	assert_true(c[3] && count(c) == 1);
+	assert_int_equal(gp_select_gpus("C1:00.0", &quad, c, err, sizeof(err)), 0);
+	assert_true(c[3] && count(c) == 1);
+}
+
+static void selector_limits(void **state)
+{
+	struct gp_host none = { 0 };
+	bool c[GP_MAX_GPUS];
+	char err[256], spec[1100];
+
+	(void)state;
+	assert_int_equal(gp_select_gpus("all", &none, c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "\"all\" selects nothing"));
+	assert_int_equal(count(c), 0);
+	/* Cut at 1023 characters, "1 ... x" (no selector) would read as "1" and select GPU 1. */
+	memset(spec, ' ', sizeof(spec));
+	spec[0] = '1';
+	memcpy(spec + sizeof(spec) - 2, "x", 2);
+	assert_int_equal(gp_select_gpus(spec, &quad, c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "longer than 1023 characters"));
+	/* The last index there is, and no further. */
+	assert_int_equal(gp_select_gpus("3", &quad, c, err, sizeof(err)), 0);
+	assert_int_equal(gp_select_gpus("4", &quad, c, err, sizeof(err)), -EINVAL);
+	assert_int_equal(count(c), 0);
+}
+
 static void selector_errors(void **state)
 {
 	static const struct {
@@ -198,6 +237,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(selectors),
+		cmocka_unit_test(selectors_in_any_case),
+		cmocka_unit_test(selector_limits),
 		cmocka_unit_test(selector_errors),
 		cmocka_unit_test(plan_uses_minor_not_index),
 		cmocka_unit_test(plan_caps),
