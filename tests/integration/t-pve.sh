@@ -50,20 +50,24 @@ test_pve_locked_refused() {
 	cmp "$WORK/pvel.before" "$WORK/pvel/etc/pve/lxc/103.conf"
 }
 
+# Its own confdir: sync --all and list go over every ini there, and the suite's shared
+# one holds LXC containers that are no Proxmox IDs (sync --all exits 3 for them).
 test_pve_sync_after_driver_update() {
 	local out
+	gpsy() { "$GP" --confdir "$WORK/pvsy.conf" --lxcpath "$P" --root "$WORK/pvsy" "$@"; }
+	mkdir -p "$WORK/pvsy.conf"
 	pve_root "$WORK/pvsy" test-alpine-001.conf 104
-	gp --root "$WORK/pvsy" attach 104 --gpus all >/dev/null
-	out=$(gp --root "$WORK/pvsy" sync --all)
+	gpsy attach 104 --gpus all >/dev/null
+	out=$(gpsy sync --all)
 	check "sync, nothing changed" "104: already right" "$out"
 	sed -i 's/^238 nvidia-uvm/511 nvidia-uvm/' "$WORK/pvsy/proc/devices"
-	out=$(gp --root "$WORK/pvsy" sync --all)
+	out=$(gpsy sync --all)
 	check "sync after the update" "104: updated, 2 line(s) out, 2 in (applies at the next start)" "$out"
 	grep -q 'c 511:1 rwm' "$WORK/pvsy/etc/pve/lxc/104.conf"
 	check "old major gone" 0 "$(count_matching 'c 238:' "$WORK/pvsy/etc/pve/lxc/104.conf")"
-	out=$(gp --root "$WORK/pvsy" list)
+	out=$(gpsy list)
 	grep -q '^104 .* all .* pve-hook' <<<"$out" || { echo "    list: [$out]"; return 1; }
-	out=$(gp --root "$WORK/pvsy" list --json)
+	out=$(gpsy list --json)
 	check "list --json: mode" pve-hook "$(jq -r '.[] | select(.name == "104") | .mode' <<<"$out")" ||
 		{ echo "    list --json: [$out]"; return 1; }
 }
