@@ -58,6 +58,22 @@ static void node_fields_at_their_edges(void **state)
 	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 2 195 0 0\nend\n", &r), -EINVAL);
 }
 
+/* Flags are 0 or 1; counts and versions within their ranges, at both ends. */
+static void scalars_at_their_edges(void **state)
+{
+	struct gp_probe_result r;
+
+	(void)state;
+	assert_int_equal(parse("gpu-probe 1\nlibcuda 0 /x/libcuda.so.1 1\nend\n", &r), 0);
+	assert_int_equal(parse("gpu-probe 1\nlibcuda 2 /x/libcuda.so.1 1\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\nlibcuda -1 /x/libcuda.so.1 1\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\ndevices 0\ndriver -1\nend\n", &r), 0);
+	assert_int_equal(parse("gpu-probe 1\ndevices 64\ndriver 1000000\nend\n", &r), 0);
+	assert_int_equal(parse("gpu-probe 1\ndevices -1\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\ndriver -2\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\ndriver 1000001\nend\n", &r), -EINVAL);
+}
+
 /* Words are printable ASCII: no DEL, no byte above 127 (a terminal may act on either). */
 static void words_are_printable_ascii(void **state)
 {
@@ -93,6 +109,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(at_most_a_plan_of_nodes),
 		cmocka_unit_test(node_fields_at_their_edges),
+		cmocka_unit_test(scalars_at_their_edges),
 		cmocka_unit_test(words_are_printable_ascii),
 		cmocka_unit_test(refused_line_is_kept_escaped),
 	};
