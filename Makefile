@@ -244,6 +244,13 @@ asan:
 		HOOK_STATIC= all unit tests-helpers
 	GP_BUILD=$(CURDIR)/build-asan tests/integration/run.sh
 
+# Mutation tests (tests/mutants/README.md): each patch there breaks one promise of the code
+# that guards the host, in a scratch copy of the tree, and the tests it names must fail.
+# MUTANTS="tests/mutants/mount-*.patch" runs some of them.
+.PHONY: mutants
+mutants:
+	@tools/mutants.sh $(MUTANTS)
+
 FORMATTED := lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c tests/unit/*.[ch] \
 	     tests/hostile/*.[ch] tests/helpers/*.c tests/faults/*.c
 format:

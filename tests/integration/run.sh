@@ -116,8 +116,13 @@ for f in "$(dirname "$0")"/t-*.sh; do
 	. "$f"
 done
 
-for t in $(declare -F | awk '$3 ~ /^test_/ {print $3}'); do
-	[ -n "${ONLY:-}" ] && [ "$t" != "$ONLY" ] && continue
+# ONLY="test_a test_b" runs just those; a name that no test has is an error, not a pass.
+all_tests=" $(declare -F | awk '$3 ~ /^test_/ {print $3}' | tr '\n' ' ')"
+for t in ${ONLY:-}; do
+	[[ $all_tests == *" $t "* ]] || { echo "integration: no test is named $t" >&2; exit 2; }
+done
+for t in $all_tests; do
+	[ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $t "* ]] && continue
 	run_test "$t"
 done
 echo "integration: $passed passed, $failed failed, $skipped skipped"
