@@ -138,7 +138,12 @@ for m in "${patches[@]}"; do
 			broken=$((broken + 1))
 			by=broken
 		elif ! run_integration $i; then
-			by=$(sed -n 's/^not ok - //p' "$scratch/integration.out" | tr '\n' ' ')
+			# Each failed test with its first failed check (else its last line).
+			by=$(awk 'function out() { if (t) print t ": " (c ? c : l); t = c = "" }
+				/^(not )?ok - |^integration: / { out() }
+				/^not ok - / { t = $4; next }
+				t { sub(/^ +/, ""); l = $0; if (!c && / expected \[/) c = $0 }
+				END { out() }' "$scratch/integration.out" | head -3 | tr '\n' ';')
 			by=${by:-integration}
 		fi
 	fi
