@@ -233,8 +233,10 @@ docs: all
 demo: deps all
 	@tools/demo.sh
 
-bench: deps all
+bench: deps
+	$(MAKE) all tests-helpers
 	@tests/bench/start-time.sh
+	@tests/bench/check-parallel.sh
 
 # Unit and integration tests with every binary (the hook too) under ASan and UBSan.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \

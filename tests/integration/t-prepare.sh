@@ -43,9 +43,9 @@ test_prepare_makes_every_node() {
 	gp --root "$WORK/prepall" prepare >"$WORK/prepall.out"
 	check "nodes" "$PREP_NODES" "$(prep_nodes "$WORK/prepall")"
 	gp --root "$WORK/prepall" prepare >"$WORK/prepall.out2"
-	check "second run makes nothing" 0 "$(grep -c 'mknod' "$WORK/prepall.out2" || true)"
+	check "second run makes nothing" 0 "$(count_matching 'mknod' "$WORK/prepall.out2")"
 	check "no module action on a host that needs none" 0 \
-		"$(grep -c 'run: modprobe' "$WORK/prepall.out" || true)"
+		"$(count_matching 'run: modprobe' "$WORK/prepall.out")"
 }
 
 # --dry-run prints the mknod lines of exactly those nodes, and changes nothing.

@@ -40,7 +40,7 @@ test_attach_again_after_driver_update() {
 	cmp "$WORK/upd.ini.before" "$CONF/upd.ini"
 	check "rules" "$(for n in 195:0 195:255 509:0 509:1 510:1; do echo "$key.allow c $n rwm"; done | sort)" \
 		"$(rules_of "$P/upd/config")"
-	check "no rule of yesterday" 0 "$(grep -c -e ' 238:' -e ' 241:' "$P/upd/config" || true)"
+	check "no rule of yesterday" 0 "$(count_matching -e ' 238:' -e ' 241:' "$P/upd/config")"
 	start upd
 	check "nvidia-uvm" "509:0" "$(node_of upd /dev/nvidia-uvm)"
 	check "nvidia-uvm-tools" "509:1" "$(node_of upd /dev/nvidia-uvm-tools)"
@@ -84,7 +84,7 @@ test_v1_rules_on_v1_host() {
 	gp --root "$WORK/v1" attach v1 --gpus 1 >/dev/null
 	check "v1 rules" "$(printf 'lxc.cgroup.devices.allow c %s rwm\n' 195:2 195:255 509:0 509:1 | sort)" \
 		"$(rules_of "$P/v1/config" | grep '^lxc.cgroup.devices.allow c 195:\|^lxc.cgroup.devices.allow c 509:')"
-	check "no cgroup2 keys of ours" 0 "$(grep -c '^lxc.cgroup2.devices' "$P/v1/config" || true)"
+	check "no cgroup2 keys of ours" 0 "$(count_matching '^lxc.cgroup2.devices' "$P/v1/config")"
 	start v1
 	pid=$(lxc-info -P "$P" -n v1 -pH)
 	cg=$(awk -F: '$2 == "devices" {print $3}' "/proc/$pid/cgroup")
@@ -176,5 +176,6 @@ test_pve_devn_mode_kept() {
 	check "hook lines" 0 "$(grep -c 'gpu-hook' "$WORK/pvdk/etc/pve/lxc/105.conf")"
 	grep -q '^dev[0-9]*: /dev/nvidia-uvm,' "$WORK/pvdk/etc/pve/lxc/105.conf"
 	grep -q '^dev[0-9]*: /dev/nvidia0,' "$WORK/pvdk/etc/pve/lxc/105.conf"
-	gp --root "$WORK/pvdk" list | grep -q '^105 .* pve-devn '
+	out=$(gp --root "$WORK/pvdk" list)
+	grep -q '^105 .* pve-devn ' <<<"$out"
 }
