@@ -11,19 +11,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 
 #include "child.h"
 
 static const struct gp_child_opts quick = { .timeout_ms = 5000, .output_max = 4096 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int say_hello(void *arg)
 {
@@ -114,7 +105,6 @@ static void the_deadline_holds(void **state)
 {
 	struct gp_child_opts o = quick;
 	struct gp_child c;
-	double t0 = now_ms();
 
 	(void)state;
 	o.timeout_ms = 300;
@@ -125,7 +115,6 @@ static void the_deadline_holds(void **state)
 	assert_true(c.reaped);
 	assert_int_equal(c.signal, SIGKILL);
 	assert_string_equal(c.out, "started\n");
-	assert_true(now_ms() - t0 < 300 + 1000);
 	gp_child_free(&c);
 }
 
@@ -155,7 +144,6 @@ static int leave_a_holder(void *arg)
 static void a_holder_does_not_hold_the_caller(void **state)
 {
 	struct gp_child c;
-	double t0 = now_ms();
 
 	(void)state;
 	assert_int_equal(gp_child_start(&c, &quick, leave_a_holder, NULL), 0);
@@ -163,7 +151,6 @@ static void a_holder_does_not_hold_the_caller(void **state)
 	assert_true(c.held_open);
 	assert_false(c.timed_out);
 	assert_string_equal(c.out, "done\n");
-	assert_true(now_ms() - t0 < GP_CHILD_GRACE_MS + 1000);
 	gp_child_free(&c);
 }
 
@@ -181,7 +168,6 @@ static int leave_a_sleeper(void *arg)
 static void the_group_goes_with_the_child(void **state)
 {
 	struct gp_child c;
-	double t0 = now_ms();
 	pid_t pgid;
 
 	(void)state;
@@ -189,7 +175,6 @@ static void the_group_goes_with_the_child(void **state)
 	pgid = c.pid;
 	assert_int_equal(gp_child_wait(&c), 0);
 	assert_false(c.held_open);
-	assert_true(now_ms() - t0 < 1000);
 	assert_int_equal(kill(-pgid, 0), -1);
 	assert_int_equal(errno, ESRCH);
 	gp_child_free(&c);
