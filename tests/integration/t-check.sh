@@ -17,6 +17,12 @@ error_ids() {
 		sort | join(" ")' "$WORK/check.json"
 }
 
+# Every finding's id in check.json, "host:" or "NAME:" before each, sorted, on one line.
+all_ids() {
+	jq -r '[(.host[] | "host:" + .id), (.containers[] | .name as $n | .findings[] |
+		$n + ":" + .id)] | sort | join(" ")' "$WORK/check.json"
+}
+
 # add_gsp_firmware ROOT: the GSP firmware of the fixture's driver, so that the host itself
 # raises no error finding and check's exit code is the containers' alone.
 add_gsp_firmware() {
@@ -31,11 +37,14 @@ test_check_container_config() {
 	new_container "$P" chk
 	gp --root "$WORK/chk" attach chk --gpus all >/dev/null
 	check_json "$WORK/chk" chk
+	check "all findings" "" "$(all_ids)"
 	check "hook present" 0 "$(has_finding hook-missing)"
 	check "rules current" 0 "$(has_finding rule-stale)"
 	sed -i 's/^238 nvidia-uvm/509 nvidia-uvm/' "$WORK/chk/proc/devices"
 	check_json "$WORK/chk" chk
 	check "stale uvm rules" 2 "$(has_finding rule-stale)"
+	check "all findings" "chk:rule-stale chk:rule-stale host:host-node-stale host:host-node-stale" \
+		"$(all_ids)"
 	grep -q 'gpu-provision sync chk' "$WORK/check.json"
 	gp --root "$WORK/chk" sync chk >/dev/null
 	# The host's own uvm nodes for the new major too, as the hook would make them.
@@ -45,11 +54,13 @@ test_check_container_config() {
 	check_json "$WORK/chk" chk
 	check "after sync" 0 "$(has_finding rule-stale)"
 	check "after sync: no error" "" "$(error_ids)"
+	check "all findings after sync" "" "$(all_ids)"
 	check "after sync: exit" 0 "$crc"
 	sed -i '/gpu-hook/d' "$P/chk/config"
 	check_json "$WORK/chk" chk
 	check "hook missing" 1 "$(has_finding hook-missing)"
 	check "the errors" hook-missing "$(error_ids)"
+	check "all findings" chk:hook-missing "$(all_ids)"
 	check "exit" 1 "$crc"
 }
 
@@ -58,10 +69,12 @@ test_check_probes_running() {
 	probe_ct crun h200-580-open all 580.159.04 "result 999"
 	check_json "$WORK/crun.root" crun
 	grep -q '"probe":"failed"' "$WORK/check.json"
+	check "all findings" "crun:fixture-host crun:uvm-blocked host:gsp-firmware-missing" "$(all_ids)"
 	check "uvm-blocked from the probe" 1 "$(has_finding uvm-blocked)"
 	set_fake_cuda "$P" crun "device 0000:00:06.0 $H200_UUID"
 	check_json "$WORK/crun.root" crun
 	grep -q '"probe":"ok"' "$WORK/check.json"
+	check "all findings" "crun:fixture-host host:gsp-firmware-missing" "$(all_ids)"
 	check "no probe error" 0 "$(has_finding uvm-blocked)"
 	stop crun
 }
