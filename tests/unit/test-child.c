@@ -91,6 +91,37 @@ static void the_child_is_cut_off(void **state)
 	close(kept);
 }
 
+static int describe_stdin(void *arg)
+{
+	struct stat st;
+
+	(void)arg;
+	if (fstat(STDIN_FILENO, &st) < 0)
+		return 1;
+	printf("%s %u:%u\n", S_ISCHR(st.st_mode) ? "chr" : "other", major(st.st_rdev),
+	       minor(st.st_rdev));
+	return 0;
+}
+
+/* The caller's stdin here is a pipe it could be fed through, as a terminal would be. */
+static void stdin_is_dev_null_not_the_callers(void **state)
+{
+	int saved = dup(STDIN_FILENO), p[2];
+	struct gp_child c;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], STDIN_FILENO), STDIN_FILENO);
+	assert_int_equal(gp_child_start(&c, &quick, describe_stdin, NULL), 0);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(gp_child_wait(&c), 0);
+	assert_string_equal(c.out, "chr 1:3\n");
+	gp_child_free(&c);
+}
+
 static int sleep_forever(void *arg)
 {
 	(void)arg;
@@ -109,8 +140,10 @@ static void the_deadline_holds(void **state)
 	(void)state;
 	o.timeout_ms = 300;
 	assert_int_equal(gp_child_start(&c, &o, sleep_forever, NULL), 0);
+	assert_true(c.deadline_ms == c.start_ms + 300); /* from its start, and no more */
 	assert_int_equal(gp_child_wait(&c), -EIO);
 	assert_true(c.timed_out);
+	assert_true(c.elapsed_ms >= 300);
 	assert_int_equal(c.state, 'S');
 	assert_true(c.reaped);
 	assert_int_equal(c.signal, SIGKILL);
@@ -150,6 +183,8 @@ static void a_holder_does_not_hold_the_caller(void **state)
 	assert_int_equal(gp_child_wait(&c), 0);
 	assert_true(c.held_open);
 	assert_false(c.timed_out);
+	/* Let go at the grace after the child: far from the deadline, however loaded. */
+	assert_true(c.elapsed_ms < quick.timeout_ms / 2);
 	assert_string_equal(c.out, "done\n");
 	gp_child_free(&c);
 }
@@ -288,6 +323,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(output_and_exit_code_come_back),
 		cmocka_unit_test(the_child_is_cut_off),
+		cmocka_unit_test(stdin_is_dev_null_not_the_callers),
 		cmocka_unit_test(the_deadline_holds),
 		cmocka_unit_test(a_holder_does_not_hold_the_caller),
 		cmocka_unit_test(the_group_goes_with_the_child),
