@@ -1,82 +1,139 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Programs that run as root at every start are root's alone, up to /. */
+/*
+ * The trust rule of programs that run as root at every start (lib/trust.c), case by case:
+ * another owner, a group-writable directory, a link from a trusted place into an
+ * untrusted one. Runs as root (make check), in a tree under /var/lib, which is root's.
+ */
 #include "unit.h"
 
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "trust.h"
 
-static void a_system_program_is_trusted(void **state)
-{
-	char real[PATH_MAX];
+static char top[64];
 
-	(void)state;
-	assert_int_equal(gp_trust_program("/bin/sh", real, sizeof(real)), 0);
-	assert_int_equal(real[0], '/');
+static char *at(const char *rel)
+{
+	static char paths[2][256];
+	static int next;
+	char *p = paths[next++ % 2];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", top, rel);
+	return p;
 }
 
-/*
- * gpu-hook in a root-owned tree (the tests run as root, as make check does): trusted; then
- * with a directory above it writable by others, and with the file itself group-writable.
- */
-static char dir[] = "/var/lib/gp-trust.XXXXXX";
-
-/* Whatever the case did, its tree goes. */
-static int remove_tree(void **state)
+/* top/good/gpu-hook and top/bad/gpu-hook, every part root's and 0755 to begin with. */
+static int setup(void **state)
 {
-	char cmd[64];
-
-	(void)state;
-	if (strchr(dir, 'X'))
-		return 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static void a_writable_directory_above_is_refused(void **state)
-{
-	char inner[64], prog[96], real[PATH_MAX];
 	int fd;
 
 	(void)state;
-	assert_int_equal(getuid(), 0);
-	assert_non_null(mkdtemp(dir));
-	snprintf(inner, sizeof(inner), "%s/bin", dir);
-	snprintf(prog, sizeof(prog), "%s/gpu-hook", inner);
-	assert_int_equal(mkdir(inner, 0755), 0);
-	fd = open(prog, O_CREAT | O_WRONLY | O_CLOEXEC, 0755);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(chmod(dir, 0755), 0);
-	assert_int_equal(gp_trust_program(prog, real, sizeof(real)), 0);
-	assert_string_equal(real, prog);
-	assert_int_equal(chmod(dir, 0777), 0);
-	assert_int_equal(gp_trust_program(prog, real, sizeof(real)), -EINVAL);
-	assert_int_equal(chmod(dir, 0755), 0);
-	assert_int_equal(chmod(prog, 0775), 0);
-	assert_int_equal(gp_trust_program(prog, real, sizeof(real)), -EINVAL);
+	if (geteuid() != 0)
+		return -1; /* make unit runs as root */
+	snprintf(top, sizeof(top), "/var/lib/gp-trust.XXXXXX");
+	if (!mkdtemp(top) || chmod(top, 0755) || mkdir(at("good"), 0755) || mkdir(at("bad"), 0755))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		fd = open(at(i ? "bad/gpu-hook" : "good/gpu-hook"), O_CREAT | O_WRONLY | O_CLOEXEC,
+			  0755);
+		if (fd < 0 || fchmod(fd, 0755) < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
 }
 
-static void a_missing_program_is_an_error(void **state)
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	return system(cmd);
+}
+
+static int trust_quietly(const char *path, char *real, size_t size)
+{
+	int saved = dup(2), devnull = open("/dev/null", O_WRONLY), r;
+
+	dup2(devnull, 2);
+	r = gp_trust_program(path, real, size);
+	dup2(saved, 2);
+	close(saved);
+	close(devnull);
+	return r;
+}
+
+static void root_owned_tree_is_trusted(void **state)
 {
 	char real[PATH_MAX];
 
 	(void)state;
-	assert_int_equal(gp_trust_program("/nonexistent/gpu-hook", real, sizeof(real)), -ENOENT);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), 0);
+	assert_string_equal(real, at("good/gpu-hook"));
+}
+
+static void program_of_another_owner_is_refused(void **state)
+{
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(chown(at("good/gpu-hook"), 1000, 0), 0);
+	assert_int_equal(chmod(at("good/gpu-hook"), 0755), 0);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+}
+
+static void directory_of_another_owner_is_refused(void **state)
+{
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(chown(at("good"), 1000, 1000), 0);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+}
+
+static void group_writable_directory_is_refused(void **state)
+{
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(chmod(at("good"), 0775), 0);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	/* Two levels up counts as much as one. */
+	assert_int_equal(chmod(at("good"), 0755), 0);
+	assert_int_equal(chmod(top, 0775), 0);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+}
+
+/* A link in a trusted directory to a program in one others can write: the program's place counts.
+ */
+static void link_into_an_untrusted_directory_is_refused(void **state)
+{
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(chmod(at("bad"), 0777), 0);
+	assert_int_equal(symlink(at("bad/gpu-hook"), at("good/link")), 0);
+	assert_int_equal(trust_quietly(at("good/link"), real, sizeof(real)), -EINVAL);
+	/* And a link to a trusted program gives the program's own path. */
+	assert_int_equal(chmod(at("bad"), 0755), 0);
+	assert_int_equal(trust_quietly(at("good/link"), real, sizeof(real)), 0);
+	assert_string_equal(real, at("bad/gpu-hook"));
 }
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_system_program_is_trusted),
-		cmocka_unit_test_teardown(a_writable_directory_above_is_refused, remove_tree),
-		cmocka_unit_test(a_missing_program_is_an_error),
+		T(root_owned_tree_is_trusted),
+		T(program_of_another_owner_is_refused),
+		T(directory_of_another_owner_is_refused),
+		T(group_writable_directory_is_refused),
+		T(link_into_an_untrusted_directory_is_refused),
 	};
-	return cmocka_run_group_tests_name("trust", tests, NULL, NULL);
+#undef T
+	return cmocka_run_group_tests_name("trust-owner", tests, NULL, NULL);
 }
