@@ -108,6 +108,35 @@ static void group_writable_directory_is_refused(void **state)
 	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
 }
 
+static void writable_by_anyone_is_refused(void **state)
+{
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(chmod(at("good"), 0777), 0);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(chmod(at("good"), 0755), 0);
+	assert_int_equal(chmod(at("good/gpu-hook"), 0775), 0); /* the program itself */
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+}
+
+static void a_system_program_is_trusted(void **state)
+{
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(trust_quietly("/bin/sh", real, sizeof(real)), 0);
+	assert_int_equal(real[0], '/');
+}
+
+static void a_missing_program_is_an_error(void **state)
+{
+	char real[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(trust_quietly(at("good/none"), real, sizeof(real)), -ENOENT);
+}
+
 /* A link in a trusted directory to a program in one others can write: the program's place counts.
  */
 static void link_into_an_untrusted_directory_is_refused(void **state)
@@ -133,7 +162,10 @@ int main(void)
 		T(directory_of_another_owner_is_refused),
 		T(group_writable_directory_is_refused),
 		T(link_into_an_untrusted_directory_is_refused),
+		T(writable_by_anyone_is_refused),
+		T(a_system_program_is_trusted),
+		T(a_missing_program_is_an_error),
 	};
 #undef T
-	return cmocka_run_group_tests_name("trust-owner", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("trust", tests, NULL, NULL);
 }
