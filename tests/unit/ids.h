@@ -52,7 +52,7 @@ __attribute__((unused)) static void assert_ids_at(const char *file, int line,
 {
 	const char *want[GP_MAX_FINDINGS + 1];
 	size_t n = 0;
-	char why[2048];
+	char why[4096]; /* the three lists of ids_match at their longest */
 	va_list ap;
 
 	va_start(ap, f);
