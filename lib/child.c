@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Child processes: cut off from the caller, bounded in output and time (child.h). */
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -427,12 +427,11 @@ static void handle(struct gp_child *c, const struct pollfd *p, size_t n)
 
 void gp_children_step(struct gp_child *const *c, size_t n, int wait_ms)
 {
-	struct pollfd p[3 * 8];
-	size_t first[8 + 1], total = 0;
+	struct pollfd p[3 * GP_CHILDREN_MAX];
+	size_t first[GP_CHILDREN_MAX + 1], total = 0;
 	int budget = wait_ms;
 
-	if (n > 8)
-		n = 8;
+	assert(n <= GP_CHILDREN_MAX);
 	for (size_t i = 0; i < n; i++) {
 		first[i] = total;
 		total += add_fds(c[i], p + total);
@@ -442,8 +441,7 @@ void gp_children_step(struct gp_child *const *c, size_t n, int wait_ms)
 	first[n] = total;
 	if (total == 0)
 		return;
-	if (poll(p, total, budget) < 0 && errno != EINTR)
-		budget = 0;
+	poll(p, total, budget); /* EINTR or not, each child is looked at again below */
 	for (size_t i = 0; i < n; i++)
 		if (!c[i]->done)
 			handle(c[i], p + first[i], first[i + 1] - first[i]);

@@ -70,7 +70,11 @@ int gp_child_exec(void *argv);
  */
 bool gp_child_step(struct gp_child *c, int wait_ms);
 
-/* Steps several children together until one of them is done or wait_ms has passed. */
+/*
+ * Steps several children (at most GP_CHILDREN_MAX) together until one of them is done
+ * or wait_ms has passed.
+ */
+#define GP_CHILDREN_MAX 8
 void gp_children_step(struct gp_child *const *c, size_t n, int wait_ms);
 
 /* Steps the child until it is done. Returns 0 when it exited 0, else -EIO. */

@@ -62,7 +62,7 @@ char *gp_path(const char *root, const char *rel)
 	return p;
 }
 
-static int read_fd(int fd, size_t max, char **buf, size_t *len)
+int gp_read_fd(int fd, size_t max, char **buf, size_t *len)
 {
 	_cleanup_free_ char *data = malloc(max + 1);
 	size_t have = 0;
@@ -94,7 +94,7 @@ int gp_read_file(const char *path, size_t max, char **buf, size_t *len)
 
 	if (fd < 0)
 		return -errno;
-	return read_fd(fd, max, buf, len);
+	return gp_read_fd(fd, max, buf, len);
 }
 
 int gp_read_file_at(const char *root, const char *rel, size_t max, char **buf, size_t *len)
@@ -159,16 +159,11 @@ int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t 
 	return r;
 }
 
-int gp_read_fd(int fd, size_t max, char **buf, size_t *len)
-{
-	return read_fd(fd, max, buf, len);
-}
-
 /* Reads path through one descriptor; st describes the file that was read. */
 static int read_with_stat(const char *path, size_t max, char **buf, size_t *len, struct stat *st)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	int r = fd < 0 || fstat(fd, st) < 0 ? -errno : read_fd(fd, max, buf, len);
+	int r = fd < 0 || fstat(fd, st) < 0 ? -errno : gp_read_fd(fd, max, buf, len);
 
 	if (r < 0)
 		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
@@ -333,25 +328,32 @@ void gp_buf_free(struct gp_buf *b)
 	b->len = b->cap = 0;
 }
 
-int gp_program_path(const char *name, const char *installed_dir, char *out, size_t size)
+/* The directory this program came from: beside /proc/self/exe, or kept by a sealed re-exec. */
+static bool program_dir(char *dir, size_t size)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t n = readlink("/proc/self/exe", dir, size - 1);
 	char *slash;
 
-	if (n > 0) {
-		self[n] = '\0';
-		/* Run from a sealed copy (gp_child_reexec_sealed): the directory it came from. */
-		if (strncmp(self, "/memfd:", 7) == 0 && getenv("GP_PROGRAM_DIR"))
-			snprintf(self, sizeof(self), "%s/x", getenv("GP_PROGRAM_DIR"));
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if (snprintf(out, size, "%s/%s", self, name) < (int)size &&
-			    access(out, X_OK) == 0)
-				return 0;
-		}
-	}
+	if (n <= 0)
+		return false;
+	dir[n] = '\0';
+	/* Run from a sealed copy (gp_child_reexec_sealed): the directory it came from. */
+	if (strncmp(dir, "/memfd:", 7) == 0)
+		return getenv("GP_PROGRAM_DIR") &&
+		       snprintf(dir, size, "%s", getenv("GP_PROGRAM_DIR")) < (int)size;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return slash != NULL;
+}
+
+int gp_program_path(const char *name, const char *installed_dir, char *out, size_t size)
+{
+	char dir[PATH_MAX];
+
+	if (program_dir(dir, sizeof(dir)) && snprintf(out, size, "%s/%s", dir, name) < (int)size &&
+	    access(out, X_OK) == 0)
+		return 0;
 	snprintf(out, size, "%s/%s", installed_dir, name);
 	return access(out, X_OK) == 0 ? 0 : -ENOENT;
 }

@@ -18,6 +18,7 @@
 #include "util.h"
 
 #define MAX_PARALLEL_PROBES 4
+_Static_assert(MAX_PARALLEL_PROBES <= GP_CHILDREN_MAX, "gp_children_step takes them all");
 #define PROBE_JSON_MAX (1u << 20)
 
 /* The probe's deadline as probe itself takes it: --timeout, the ini, the host's default. */
