@@ -53,17 +53,13 @@ static int lock_confdir(const char *confdir)
 	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int fd = -1;
 
-	if (mkdir(confdir, 0755) < 0 && errno != EEXIST) {
-		gp_error("Failed to create \"%s\": %s", confdir, strerror(errno));
-		return -errno;
-	}
+	if (mkdir(confdir, 0755) < 0 && errno != EEXIST)
+		return gp_error_errno(-errno, "Failed to create \"%s\"", confdir);
 	if (asprintf(&path, "%s/.lock", confdir) < 0)
 		return -ENOMEM;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-		gp_error("Failed to lock \"%s\": %s", path, strerror(errno));
-		return -errno;
-	}
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		return gp_error_errno(-errno, "Failed to lock \"%s\"", path);
 	return steal_fd(fd);
 }
 
@@ -112,10 +108,8 @@ static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 && errno == ENOENT)
 		return 0;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		gp_error("Failed to open \"%s\": %s", path, strerror(errno));
-		return -errno;
-	}
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return gp_error_errno(-errno, "Failed to open \"%s\"", path);
 	/* Checked and read through one descriptor: the path may not name it twice. */
 	r = gp_ctconf_check_owner(path, &st);
 	if (r == 0)
@@ -487,10 +481,8 @@ int gp_detach(const struct gp_attach_opts *o)
 	r = gp_target_edit(&t, (const char *const *)old.v, old.n, NULL, 0);
 	if (r < 0)
 		return r;
-	if ((unlink(applied) < 0 && errno != ENOENT) || (unlink(ini) < 0 && errno != ENOENT)) {
-		gp_error("Failed to remove \"%s\" or \"%s\": %s", applied, ini, strerror(errno));
-		return -errno;
-	}
+	if ((unlink(applied) < 0 && errno != ENOENT) || (unlink(ini) < 0 && errno != ENOENT))
+		return gp_error_errno(-errno, "Failed to remove \"%s\" or \"%s\"", applied, ini);
 	printf("detached %s%s\n", o->name, old.n == 0 ? " (nothing was attached)" : "");
 	return old.n ? gp_target_verify(o, &t, old.v[0], false) : 0;
 }

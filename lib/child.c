@@ -477,10 +477,8 @@ int gp_sealed_copy(const char *path, size_t max, const char *name)
 	size_t len, off = 0;
 	int r = gp_read_file(path, max, &buf, &len);
 
-	if (r < 0) {
-		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to read \"%s\"", path);
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;

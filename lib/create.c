@@ -71,10 +71,8 @@ static int run_argv(char *const argv[], const char *what)
 	struct gp_child c;
 	int r = gp_child_start(&c, &create_child, gp_child_exec, (void *)argv);
 
-	if (r < 0) {
-		gp_error("Failed to run %s: %s", argv[0], strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to run %s", argv[0]);
 	return wait_with_progress(&c, what);
 }
 

@@ -249,7 +249,7 @@ static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf 
 	if (fd < 0) {
 		r = -errno;
 		if (r != -ENOENT)
-			gp_error("Failed to open \"%s\": %s", path, strerror(-r));
+			return gp_error_errno(r, "Failed to open \"%s\"", path);
 		return r;
 	}
 	if (fstat(fd, &st) < 0)
@@ -263,10 +263,8 @@ static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf 
 	}
 	/* From the descriptor just checked: a path opened again may be another file. */
 	r = gp_read_fd(fd, GP_CTCONF_MAX_SIZE, &buf, NULL);
-	if (r < 0) {
-		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to read \"%s\"", path);
 	return gp_ctconf_parse_as(buf, path, kind, conf);
 }
 
@@ -352,11 +350,10 @@ int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf
 		return -ENOMEM;
 	if (mkdir(confdir, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
-		gp_error("Failed to create \"%s\": %s", confdir, strerror(-r));
-		return r;
+		return gp_error_errno(r, "Failed to create \"%s\"", confdir);
 	}
 	r = gp_write_file_atomic(path, text, strlen(text), 0644, GP_DURABLE);
 	if (r < 0)
-		gp_error("Failed to write \"%s\": %s", path, strerror(-r));
+		return gp_error_errno(r, "Failed to write \"%s\"", path);
 	return r;
 }

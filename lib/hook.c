@@ -96,7 +96,7 @@ static int write_plan(const char *root, const char *name, const struct gp_plan *
 		/* Runtime state: it need not survive a crash, so no fsync at each start. */
 		r = gp_write_file_atomic(path, text, strlen(text), 0644, 0);
 	if (r < 0)
-		gp_error("Failed to write the plan \"%s\": %s", path, strerror(-r));
+		return gp_error_errno(r, "Failed to write the plan \"%s\"", path);
 	return r;
 }
 
@@ -196,9 +196,7 @@ int gp_hook_post_stop(const char *root, const char *name)
 
 	if (!path)
 		return -ENOMEM;
-	if (unlink(path) < 0 && errno != ENOENT) {
-		gp_error("Failed to remove the plan \"%s\": %s", path, strerror(errno));
-		return -errno;
-	}
+	if (unlink(path) < 0 && errno != ENOENT)
+		return gp_error_errno(-errno, "Failed to remove the plan \"%s\"", path);
 	return 0;
 }

@@ -86,18 +86,15 @@ static int open_lock(const char *path, enum gp_lock_kind kind)
 	int r = gp_mkdir_parents(path);
 	int fd;
 
-	if (r < 0) {
-		gp_error("Failed to create the directory of \"%s\": %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to create the directory of \"%s\"", path);
 	if (kind == GP_LOCK_FLOCK)
 		fd = open(path, flags | O_APPEND, 0644);
 	else
 		fd = open(path, flags, 0600);
 	if (fd < 0) {
 		r = -errno;
-		gp_error("Failed to open the lock \"%s\": %s", path, strerror(-r));
-		return r;
+		return gp_error_errno(r, "Failed to open the lock \"%s\"", path);
 	}
 	return fd;
 }
@@ -118,9 +115,7 @@ int gp_lock_take(const char *path, enum gp_lock_kind kind, unsigned int timeout_
 			 timeout_ms / 1000, path);
 		return -EBUSY;
 	}
-	if (r < 0) {
-		gp_error("Failed to lock \"%s\": %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to lock \"%s\"", path);
 	return steal_fd(fd);
 }

@@ -42,10 +42,8 @@ static int open_source(const char *root, const struct gp_node *n)
 	if (asprintf(&rel, "/dev/%s", n->name) < 0 || !(path = gp_path(root, rel)))
 		return -ENOMEM;
 	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		gp_error("Failed to open host node \"%s\": %s", path, strerror(errno));
-		return -errno;
-	}
+	if (fd < 0)
+		return gp_error_errno(-errno, "Failed to open host node \"%s\"", path);
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(n->major, n->minor)) {
@@ -63,10 +61,8 @@ static int open_dev(const char *rootfs)
 	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int fd;
 
-	if (rootfd < 0) {
-		gp_error("Failed to open rootfs \"%s\": %s", rootfs, strerror(errno));
-		return -errno;
-	}
+	if (rootfd < 0)
+		return gp_error_errno(-errno, "Failed to open rootfs \"%s\"", rootfs);
 	fd = openat2_fd(rootfd, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
 			RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (fd < 0)
@@ -177,10 +173,8 @@ static int bind_node(int devfd, const char *root, const struct gp_node *n, struc
 	if (tgtfd < 0)
 		return tgtfd;
 	r = bind_fd(srcfd, tgtfd);
-	if (r < 0) {
-		gp_error("Failed to bind /dev/%s into the container: %s", n->name, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to bind /dev/%s into the container", n->name);
 	d->mounted = true;
 	return 0;
 }

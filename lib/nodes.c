@@ -47,10 +47,8 @@ static int ensure_one(const char *path, const struct gp_node *n, bool modify, bo
 	struct stat st;
 
 	if (lstat(path, &st) < 0) {
-		if (errno != ENOENT) {
-			gp_error("Failed to inspect \"%s\": %s", path, strerror(errno));
-			return -errno;
-		}
+		if (errno != ENOENT)
+			return gp_error_errno(-errno, "Failed to inspect \"%s\"", path);
 		if (!modify) {
 			gp_error(
 			    "\"%s\" is missing and the driver's ModifyDeviceFiles is 0: create "

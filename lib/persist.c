@@ -28,10 +28,8 @@ int gp_persist_disable_hmm(const char *root, bool dry_run)
 	r = gp_mkdir_parents(path);
 	if (r == 0)
 		r = gp_write_file_atomic(path, conf_text, strlen(conf_text), 0644, GP_DURABLE);
-	if (r < 0) {
-		gp_error("Failed to write \"%s\": %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to write \"%s\"", path);
 	return 1;
 }
 

@@ -14,10 +14,8 @@ static int check_owner(const char *program, const char *dir)
 {
 	struct stat st;
 
-	if (stat(dir, &st) < 0) {
-		gp_error("Failed to check \"%s\": %s", dir, strerror(errno));
-		return -errno;
-	}
+	if (stat(dir, &st) < 0)
+		return gp_error_errno(-errno, "Failed to check \"%s\"", dir);
 	if (st.st_uid == 0 && !(st.st_mode & 022))
 		return 0;
 	gp_error("\"%s\" would run as root at every container start, but \"%s\" is owned by "
@@ -34,10 +32,8 @@ int gp_trust_program(const char *path, char *real, size_t size)
 	char *slash;
 	int r;
 
-	if (!resolved) {
-		gp_error("Failed to resolve \"%s\": %s", path, strerror(errno));
-		return -errno;
-	}
+	if (!resolved)
+		return gp_error_errno(-errno, "Failed to resolve \"%s\"", path);
 	if (snprintf(real, size, "%s", resolved) >= (int)size)
 		return -ENAMETOOLONG;
 	for (;;) {

@@ -9,48 +9,6 @@
 #include "paths.h"
 #include "util.h"
 
-bool gp_log_stdout;
-const char *gp_log_prefix = "gpu-provision";
-
-static void log_line(const char *level, const char *fmt, va_list ap)
-{
-	char msg[2048];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "%s: %s%s\n", gp_log_prefix, level, msg);
-	if (gp_log_stdout) {
-		fprintf(stdout, "%s: %s%s\n", gp_log_prefix, level, msg);
-		fflush(stdout);
-	}
-}
-
-void gp_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line("error: ", fmt, ap);
-	va_end(ap);
-}
-
-void gp_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void gp_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line("", fmt, ap);
-	va_end(ap);
-}
-
 char *gp_path(const char *root, const char *rel)
 {
 	char *p;
@@ -166,7 +124,7 @@ static int read_with_stat(const char *path, size_t max, char **buf, size_t *len,
 	int r = fd < 0 || fstat(fd, st) < 0 ? -errno : gp_read_fd(fd, max, buf, len);
 
 	if (r < 0)
-		gp_error("Failed to read \"%s\": %s", path, strerror(-r));
+		return gp_error_errno(r, "Failed to read \"%s\"", path);
 	return r;
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "log.h"
+
 #define GP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static inline void gp_freep(void *p)
@@ -48,13 +50,6 @@ static inline void gp_fclosep(FILE **f)
 		(fd) = -1;                                                                         \
 		_tmp;                                                                              \
 	})
-
-/* Messages for people. The hook sets gp_log_stdout so LXC's log keeps them too. */
-extern bool gp_log_stdout;
-extern const char *gp_log_prefix;
-void gp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Returns a malloc'd "root + rel" (rel starts with '/'); root NULL or "" means "/". */
 char *gp_path(const char *root, const char *rel);

@@ -18,7 +18,7 @@ static int run_action(struct kmod_ctx *ctx, const struct gp_mod_action *a)
 	r = a->verb == GP_MOD_LOAD ? gp_module_insert(ctx, a->module, a->options)
 				   : gp_module_remove(ctx, a->module);
 	if (r < 0)
-		gp_error("%s failed: %s", text, strerror(-r));
+		return gp_error_errno(r, "%s failed", text);
 	return r;
 }
 
