@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "ctconf.h"
 #include "host.h"
+#include "paths.h"
 #include "plan.h"
 #include "pveconf.h"
 #include "target.h"
@@ -87,17 +88,10 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 	return -ENOMEM;
 }
 
-static char *applied_path(const struct gp_attach_opts *o)
-{
-	char *p;
-
-	return asprintf(&p, "%s/%s.applied", o->confdir, o->name) < 0 ? NULL : p;
-}
-
 /* The lines a previous attach added, so that they can be taken out again. */
 static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 {
-	_cleanup_free_ char *path = applied_path(o), *buf = NULL;
+	_cleanup_free_ char *path = gp_applied_path(o->confdir, o->name), *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	char *save = NULL;
 	struct stat st;
@@ -123,7 +117,7 @@ static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 
 static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 {
-	_cleanup_free_ char *path = applied_path(o);
+	_cleanup_free_ char *path = gp_applied_path(o->confdir, o->name);
 	struct gp_buf b = { 0 };
 	int r = gp_buf_printf(&b, "%s", "");
 
@@ -293,16 +287,9 @@ static void print_dry_run(const struct gp_ctconf *conf, const struct lines *old,
 		printf("would add to %s: %s\n", config, add->v[i]);
 }
 
-static char *ini_path(const struct gp_attach_opts *o)
-{
-	char *p;
-
-	return asprintf(&p, "%s/%s.ini", o->confdir, o->name) < 0 ? NULL : p;
-}
-
 static char *read_ini_text(const struct gp_attach_opts *o)
 {
-	_cleanup_free_ char *path = ini_path(o);
+	_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
 	char *buf = NULL;
 
 	if (!path || gp_read_file(path, GP_CTCONF_MAX_SIZE, &buf, NULL) < 0)
@@ -313,7 +300,7 @@ static char *read_ini_text(const struct gp_attach_opts *o)
 /* Puts the ini back as it was before a failed attach: its old text, or no file. */
 static void restore_ini(const struct gp_attach_opts *o, const char *old)
 {
-	_cleanup_free_ char *path = ini_path(o);
+	_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
 
 	if (!path)
 		return;
@@ -461,7 +448,8 @@ int gp_detach(const struct gp_attach_opts *o)
 {
 	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
 	_cleanup_lines_ struct lines old = { 0 };
-	_cleanup_free_ char *ini = NULL, *applied = applied_path(o);
+	_cleanup_free_ char *ini = gp_ini_path(o->confdir, o->name);
+	_cleanup_free_ char *applied = gp_applied_path(o->confdir, o->name);
 	struct gp_target t;
 	int r;
 
@@ -470,7 +458,7 @@ int gp_detach(const struct gp_attach_opts *o)
 	r = gp_target_open(o, &t);
 	if (r == 0)
 		r = read_applied(o, &old);
-	if (r < 0 || !applied || asprintf(&ini, "%s/%s.ini", o->confdir, o->name) < 0)
+	if (r < 0 || !applied || !ini)
 		return r < 0 ? r : -ENOMEM;
 	if (o->dry_run) {
 		for (size_t i = 0; i < old.n; i++)

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "ctconf.h"
 #include "lxcconf.h"
+#include "paths.h"
 #include "plan.h"
 #include "pveconf.h"
 #include "util.h"

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "ctconf.h"
 #include "lxcconf.h"
+#include "paths.h"
 #include "plan.h"
 #include "pveconf.h"
 #include "util.h"
@@ -146,7 +147,7 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 	struct gp_plan plan;
 	char err[256];
 
-	if (!conf || asprintf(&path, "%s/%s.applied", ctx->confdir, name) < 0 ||
+	if (!conf || !(path = gp_applied_path(ctx->confdir, name)) ||
 	    gp_read_file(path, 1u << 20, &buf, NULL) < 0 ||
 	    gp_select_gpus(conf->devices, &ctx->host, chosen, err, sizeof(err)) < 0 ||
 	    gp_plan_build(ctx->root, &ctx->host, chosen, conf->caps, &plan, err, sizeof(err)) < 0)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "ctconf.h"
+#include "paths.h"
 #include "util.h"
 
 struct reader {
@@ -270,19 +271,19 @@ static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf 
 
 int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = gp_ini_path(confdir, name);
 
-	if (asprintf(&path, "%s/%s.ini", confdir, name) < 0)
+	if (!path)
 		return -ENOMEM;
 	return load_file(path, GP_CONF_CONTAINER, conf);
 }
 
 int gp_hostconf_load(const char *confdir, struct gp_ctconf *conf)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = gp_hostconf_path(confdir);
 	int r;
 
-	if (asprintf(&path, "%s/%s", confdir, GP_HOSTCONF_NAME) < 0)
+	if (!path)
 		return -ENOMEM;
 	r = load_file(path, GP_CONF_HOST, conf);
 	if (r == -ENOENT) {
@@ -343,10 +344,10 @@ char *gp_ctconf_format(const struct gp_ctconf *conf)
 
 int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf *conf)
 {
-	_cleanup_free_ char *path = NULL, *text = gp_ctconf_format(conf);
+	_cleanup_free_ char *path = gp_ini_path(confdir, name), *text = gp_ctconf_format(conf);
 	int r;
 
-	if (!text || asprintf(&path, "%s/%s.ini", confdir, name) < 0)
+	if (!text || !path)
 		return -ENOMEM;
 	if (mkdir(confdir, 0755) < 0 && errno != EEXIST) {
 		r = -errno;

@@ -13,7 +13,6 @@ enum gp_conflict { GP_CONFLICT_REFUSE, GP_CONFLICT_WARN };
 
 /* The per-container ini, or the host-wide defaults <confdir>/gpu-provision.conf. */
 enum gp_conf_kind { GP_CONF_CONTAINER, GP_CONF_HOST };
-#define GP_HOSTCONF_NAME "gpu-provision.conf"
 
 #define GP_CTCONF_MAX_LINE 200
 #define GP_CTCONF_MAX_SIZE (64 * 1024)

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 
 #include "hmm.h"
+#include "paths.h"
 #include "util.h"
 
 static void __attribute__((format(printf, 2, 3))) note(struct gp_hmm *h, const char *fmt, ...)
@@ -40,7 +41,7 @@ char *gp_kmsg_read(const char *root)
 	char *buf = NULL;
 	int size, n;
 
-	if (root && *root && strcmp(root, "/") != 0)
+	if (!gp_root_is_host(root))
 		return gp_read_file_at(root, "/var/log/kern.log", 16u << 20, &buf, NULL) == 0
 			   ? buf
 			   : NULL;

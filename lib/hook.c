@@ -10,6 +10,7 @@
 #include "lxcconf.h"
 #include "mount.h"
 #include "nodes.h"
+#include "paths.h"
 #include "util.h"
 
 #define PLAN_MAX (64 * 1024)

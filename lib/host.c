@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "host.h"
+#include "paths.h"
 #include "util.h"
 
 #define PROC_FILE_MAX (1u << 20)
@@ -149,15 +150,15 @@ static int read_gz(const char *path, char **out)
  * and the answer only changes with the kernel: keep it in <root>/run/gpu-provision
  * (a tmpfs, gone at reboot) keyed by the kernel release.
  */
-#define KCONFIG_CACHE "/run/gpu-provision/kconfig"
+#define KCONFIG_CACHE "kconfig"
 
 static bool read_kconfig_cache(const char *root, struct gp_host *h)
 {
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *path = gp_run_path(root, KCONFIG_CACHE), *buf = NULL;
 	char release[128];
 	int dp, hm, zd;
 
-	if (gp_read_file_at(root, KCONFIG_CACHE, 512, &buf, NULL) < 0 ||
+	if (!path || gp_read_file(path, 512, &buf, NULL) < 0 ||
 	    sscanf(buf, "%127s %d %d %d", release, &dp, &hm, &zd) != 4 ||
 	    strcmp(release, h->kernel_release) != 0 || dp < -1 || dp > 1 || hm < -1 || hm > 1 ||
 	    zd < -1 || zd > 1)
@@ -168,22 +169,14 @@ static bool read_kconfig_cache(const char *root, struct gp_host *h)
 	return true;
 }
 
-static const char *dirname_of_cache(const char *root)
-{
-	static char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s/run/gpu-provision", root && strcmp(root, "/") ? root : "");
-	return dir;
-}
-
 static void write_kconfig_cache(const char *root, const struct gp_host *h)
 {
-	_cleanup_free_ char *path = gp_path(root, KCONFIG_CACHE);
+	_cleanup_free_ char *path = gp_run_path(root, KCONFIG_CACHE), *dir = gp_run_path(root, "");
 	char line[192];
 	int n;
 
 	/* Only where gpu-provision keeps runtime state already: never into a source tree. */
-	if (!path || geteuid() != 0 || access(dirname_of_cache(root), W_OK) != 0)
+	if (!path || !dir || geteuid() != 0 || access(dir, W_OK) != 0)
 		return;
 	n = snprintf(line, sizeof(line), "%s %d %d %d\n", h->kernel_release,
 		     h->kconfig.device_private, h->kconfig.hmm_mirror, h->kconfig.zone_device);

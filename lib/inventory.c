@@ -7,6 +7,7 @@
 
 #include "ctconf.h"
 #include "inventory.h"
+#include "paths.h"
 #include "util.h"
 
 static int ini_name(const struct dirent *e)
@@ -45,18 +46,9 @@ void gp_inventory_free(char **names, int n)
 	free(names);
 }
 
-static char *verdict_path(const char *root, const char *name)
-{
-	_cleanup_free_ char *rel = NULL;
-
-	if (asprintf(&rel, "/run/gpu-provision/%s.verdict", name) < 0)
-		return NULL;
-	return gp_path(root, rel);
-}
-
 int gp_verdict_save(const char *root, const char *name, const char *status)
 {
-	_cleanup_free_ char *path = verdict_path(root, name);
+	_cleanup_free_ char *path = gp_verdict_path(root, name);
 	char line[64];
 	int n;
 
@@ -68,7 +60,7 @@ int gp_verdict_save(const char *root, const char *name, const char *status)
 
 int gp_verdict_load(const char *root, const char *name, char *status, size_t size, long *when)
 {
-	_cleanup_free_ char *path = verdict_path(root, name), *buf = NULL;
+	_cleanup_free_ char *path = gp_verdict_path(root, name), *buf = NULL;
 	char word[16];
 
 	if (!path || gp_read_file(path, 128, &buf, NULL) < 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "modules.h"
+#include "paths.h"
 #include "util.h"
 
 static void kmod_module_unrefp(struct kmod_module **m)
@@ -16,18 +17,13 @@ static void kmod_module_unrefp(struct kmod_module **m)
 
 #define _cleanup_kmod_module_ __attribute__((cleanup(kmod_module_unrefp)))
 
-static bool is_real_root(const char *root)
-{
-	return !root || !*root || strcmp(root, "/") == 0;
-}
-
 struct kmod_ctx *gp_kmod_new(const char *root, const char *release)
 {
 	_cleanup_free_ char *dir = NULL, *etc = NULL, *run = NULL, *lib = NULL;
 	const char *paths[4];
 	struct kmod_ctx *ctx;
 
-	if (is_real_root(root)) {
+	if (gp_root_is_host(root)) {
 		ctx = kmod_new(NULL, NULL);
 	} else {
 		if (asprintf(&dir, "%s/lib/modules/%s", root, release) < 0 ||
@@ -92,7 +88,7 @@ int gp_modules_read(const char *root, struct kmod_ctx *ctx, struct gp_modules *m
 	struct gp_module *all[] = { &m->nvidia, &m->uvm, &m->modeset };
 	int r = 0;
 
-	if (!is_real_root(root) || !ctx) {
+	if (!gp_root_is_host(root) || !ctx) {
 		r = gp_modules_read_tree(root, m);
 	} else {
 		gp_modules_init(m);

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "lock.h"
+#include "paths.h"
 #include "util.h"
 
 /* liblxc's rundir for root (get_rundir: RUNTIME_PATH, which Debian builds as /run). */

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 
 #include "mount.h"
+#include "paths.h"
 #include "util.h"
 
 #define RESOLVE_STRICT                                                                             \

@@ -6,6 +6,7 @@
 #include <sys/sysmacros.h>
 
 #include "nodes.h"
+#include "paths.h"
 #include "util.h"
 
 /*

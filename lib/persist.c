@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "paths.h"
 #include "persist.h"
 #include "util.h"
 

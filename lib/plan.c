@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "paths.h"
 #include "plan.h"
 #include "util.h"
 
@@ -324,13 +325,4 @@ int gp_plan_parse(const char *buf, struct gp_plan *plan)
 		p = nl + 1;
 	}
 	return 0;
-}
-
-char *gp_plan_path(const char *root, const char *name)
-{
-	_cleanup_free_ char *rel = NULL;
-
-	if (asprintf(&rel, "/run/gpu-provision/%s.plan", name) < 0)
-		return NULL;
-	return gp_path(root, rel);
 }

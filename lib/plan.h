@@ -51,7 +51,4 @@ int gp_plan_parse(const char *buf, struct gp_plan *plan);
 /* True when name is one that a plan may hold (the names above, nothing else). */
 bool gp_node_name_is_valid(const char *name);
 
-/* Where a container's plan lives: <root>/run/gpu-provision/<name>.plan (malloc'd). */
-char *gp_plan_path(const char *root, const char *name);
-
 #endif

@@ -8,16 +8,12 @@
 #include "hmm.h"
 #include "modules.h"
 #include "nodes.h"
+#include "paths.h"
 #include "persist.h"
 #include "plan.h"
 #include "prepare.h"
 #include "uvm.h"
 #include "util.h"
-
-static bool under_root(const char *root)
-{
-	return root && *root && strcmp(root, "/") != 0;
-}
 
 static int load_policy(const struct gp_prepare_opts *o, struct gp_ctconf *conf)
 {
@@ -70,7 +66,7 @@ static int assess(const struct gp_prepare_opts *o, const struct gp_ctconf *conf,
 		return r;
 	*ctx = gp_kmod_new(o->root, host.kernel_release);
 	r = gp_modules_read(o->root, *ctx, &mods);
-	if (r == 0 && o->nvml && !under_root(o->root) && host.driver_loaded)
+	if (r == 0 && o->nvml && !!gp_root_is_host(o->root) && host.driver_loaded)
 		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
 	kmsg = gp_kmsg_read(o->root);
 	if (r == 0) {
@@ -100,7 +96,7 @@ static int make_nodes(const struct gp_prepare_opts *o)
 		r = gp_nodes_ensure(o->root, &plan, host.params.modify != 0, o->dry_run);
 	if (r == 0)
 		printf("nodes: %zu checked under %s/dev\n", plan.n,
-		       under_root(o->root) ? o->root : "");
+		       !gp_root_is_host(o->root) ? o->root : "");
 	gp_host_free(&host);
 	return r;
 }
@@ -142,9 +138,9 @@ int gp_prepare(const struct gp_prepare_opts *o)
 	if (r == 0)
 		r = assess(o, &conf, &ctx, &plan);
 	if (r == 0) {
-		if (under_root(o->root) && plan.n)
+		if (!gp_root_is_host(o->root) && plan.n)
 			printf("under --root %s module actions are printed, not done\n", o->root);
-		r = gp_uvm_apply(o->root, ctx, &plan, o->dry_run || under_root(o->root));
+		r = gp_uvm_apply(o->root, ctx, &plan, o->dry_run || !gp_root_is_host(o->root));
 	}
 	gp_kmod_free(ctx);
 	if (r == 0 && !o->modules_only)

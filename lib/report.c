@@ -2,6 +2,7 @@
 /* gpu-provision host: the same facts as JSON and as text. */
 #include <string.h>
 
+#include "paths.h"
 #include "report.h"
 
 static struct json_object *tristate_json(enum gp_tristate t)
@@ -186,7 +187,7 @@ void gp_report_print(const struct gp_report *rep, FILE *f)
 	const struct gp_host *h = rep->host;
 	const char *root = rep->root;
 
-	if (root && strcmp(root, "/") != 0)
+	if (!gp_root_is_host(root))
 		fprintf(f, "root:       %s (not this machine's driver)\n", root);
 	if (!h->driver_loaded) {
 		fprintf(f, "driver:     not loaded (no /proc/driver/nvidia/version)\n");

@@ -8,6 +8,7 @@
 
 #include "lock.h"
 #include "lxcconf.h"
+#include "paths.h"
 #include "pveconf.h"
 #include "target.h"
 #include "util.h"

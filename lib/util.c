@@ -9,17 +9,6 @@
 #include "paths.h"
 #include "util.h"
 
-char *gp_path(const char *root, const char *rel)
-{
-	char *p;
-
-	if (!root || !*root || strcmp(root, "/") == 0)
-		return strdup(rel);
-	if (asprintf(&p, "%s%s", root, rel) < 0)
-		return NULL;
-	return p;
-}
-
 int gp_read_fd(int fd, size_t max, char **buf, size_t *len)
 {
 	_cleanup_free_ char *data = malloc(max + 1);
@@ -284,34 +273,4 @@ void gp_buf_free(struct gp_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
-}
-
-/* The directory this program came from: beside /proc/self/exe, or kept by a sealed re-exec. */
-static bool program_dir(char *dir, size_t size)
-{
-	ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-	char *slash;
-
-	if (n <= 0)
-		return false;
-	dir[n] = '\0';
-	/* Run from a sealed copy (gp_child_reexec_sealed): the directory it came from. */
-	if (strncmp(dir, "/memfd:", 7) == 0)
-		return getenv("GP_PROGRAM_DIR") &&
-		       snprintf(dir, size, "%s", getenv("GP_PROGRAM_DIR")) < (int)size;
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	return slash != NULL;
-}
-
-int gp_program_path(const char *name, const char *installed_dir, char *out, size_t size)
-{
-	char dir[PATH_MAX];
-
-	if (program_dir(dir, sizeof(dir)) && snprintf(out, size, "%s/%s", dir, name) < (int)size &&
-	    access(out, X_OK) == 0)
-		return 0;
-	snprintf(out, size, "%s/%s", installed_dir, name);
-	return access(out, X_OK) == 0 ? 0 : -ENOENT;
 }

@@ -51,9 +51,6 @@ static inline void gp_fclosep(FILE **f)
 		_tmp;                                                                              \
 	})
 
-/* Returns a malloc'd "root + rel" (rel starts with '/'); root NULL or "" means "/". */
-char *gp_path(const char *root, const char *rel);
-
 /*
  * Reads a whole file of at most max bytes into a NUL-terminated malloc'd buffer.
  * Returns 0, -errno, or -EFBIG when the file is larger than max.

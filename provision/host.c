@@ -6,13 +6,9 @@
 #include "hmm.h"
 #include "host.h"
 #include "modules.h"
+#include "paths.h"
 #include "report.h"
 #include "util.h"
-
-static bool real_host(const char *root)
-{
-	return !root || strcmp(root, "/") == 0;
-}
 
 int gp_cmd_host(const struct gp_cli *cli)
 {
@@ -33,7 +29,7 @@ int gp_cmd_host(const struct gp_cli *cli)
 	ctx = gp_kmod_new(cli->root, host.kernel_release);
 	gp_modules_read(cli->root, ctx, &mods);
 	gp_kmod_free(ctx);
-	if (real_host(cli->root) && host.driver_loaded)
+	if (gp_root_is_host(cli->root) && host.driver_loaded)
 		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
 	kmsg = gp_kmsg_read(cli->root);
 	gp_hmm_judge(&host, &mods, &nvml, kmsg, &hmm);

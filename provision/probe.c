@@ -59,7 +59,7 @@ static void judge_hmm(const struct gp_cli *cli, struct probe_ctx *p, struct gp_h
 
 	gp_host_read_kconfig(cli->root, &p->host);
 	gp_modules_read_tree(cli->root, &mods);
-	if (!cli->root && p->host.driver_loaded)
+	if (gp_root_is_host(cli->root) && p->host.driver_loaded)
 		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
 	gp_hmm_judge(&p->host, &mods, &nvml, kmsg, hmm);
 	free(kmsg);
@@ -163,7 +163,7 @@ int gp_cmd_probe(const struct gp_cli *cli)
 	if (gp_diagnose_needs_hmm(r))
 		judge_hmm(cli, p, &hmm);
 	e = (struct gp_expect){ name,	   p->attached, &p->plan,   &p->host,
-				p->chosen, &hmm,	timeout_ms, cli->root != NULL };
+				p->chosen, &hmm,	timeout_ms, !gp_root_is_host(cli->root) };
 	gp_diagnose(r, &e, f);
 	if (cli->json) {
 		struct json_object *o = result_json(name, r, f);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Where things live: the one place that builds the tool's paths. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "paths.h"
+
+bool gp_root_is_host(const char *root)
+{
+	return !root || !*root || strcmp(root, "/") == 0;
+}
+
+char *gp_path(const char *root, const char *rel)
+{
+	char *p;
+
+	if (gp_root_is_host(root))
+		return strdup(rel);
+	if (asprintf(&p, "%s%s", root, rel) < 0)
+		return NULL;
+	return p;
+}
+
+static char *confdir_file(const char *confdir, const char *name, const char *ext)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s%s", confdir, name, ext) < 0 ? NULL : p;
+}
+
+char *gp_ini_path(const char *confdir, const char *name)
+{
+	return confdir_file(confdir, name, ".ini");
+}
+
+char *gp_applied_path(const char *confdir, const char *name)
+{
+	return confdir_file(confdir, name, ".applied");
+}
+
+char *gp_hostconf_path(const char *confdir)
+{
+	return confdir_file(confdir, GP_HOSTCONF_NAME, "");
+}
+
+char *gp_run_path(const char *root, const char *file)
+{
+	char rel[PATH_MAX];
+
+	if (snprintf(rel, sizeof(rel), GP_RUNDIR "/%s", file) >= (int)sizeof(rel))
+		return NULL;
+	return gp_path(root, rel);
+}
+
+static char *run_file(const char *root, const char *name, const char *ext)
+{
+	char file[NAME_MAX + 1];
+
+	if (snprintf(file, sizeof(file), "%s%s", name, ext) >= (int)sizeof(file))
+		return NULL;
+	return gp_run_path(root, file);
+}
+
+char *gp_plan_path(const char *root, const char *name)
+{
+	return run_file(root, name, ".plan");
+}
+
+char *gp_verdict_path(const char *root, const char *name)
+{
+	return run_file(root, name, ".verdict");
+}
+
+/* The directory this program came from: beside /proc/self/exe, or kept by a sealed re-exec. */
+static bool program_dir(char *dir, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	dir[n] = '\0';
+	/* Run from a sealed copy (gp_child_reexec_sealed): the directory it came from. */
+	if (strncmp(dir, "/memfd:", 7) == 0)
+		return getenv("GP_PROGRAM_DIR") &&
+		       snprintf(dir, size, "%s", getenv("GP_PROGRAM_DIR")) < (int)size;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return slash != NULL;
+}
+
+int gp_program_path(const char *name, const char *installed_dir, char *out, size_t size)
+{
+	char dir[PATH_MAX];
+
+	if (program_dir(dir, sizeof(dir)) && snprintf(out, size, "%s/%s", dir, name) < (int)size &&
+	    access(out, X_OK) == 0)
+		return 0;
+	snprintf(out, size, "%s/%s", installed_dir, name);
+	return access(out, X_OK) == 0 ? 0 : -ENOENT;
+}
