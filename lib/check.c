@@ -57,7 +57,7 @@ static void check_gpus(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		const struct gp_gpu *g = &ctx->host.gpus[i];
 		struct gp_finding *x;
 
-		if (!g->excluded || !(x = gp_findings_add(f, "gpu-excluded")))
+		if (!g->excluded || !(x = gp_findings_add(f, GP_FINDING_GPU_EXCLUDED)))
 			continue;
 		GP_SET(x->summary, "GPU %zu (%s, %s) is excluded by the driver", i, g->pci,
 		       g->uuid);
@@ -113,7 +113,7 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 		if (found)
 			return;
 	}
-	x = gp_findings_add(f, "gsp-firmware-missing");
+	x = gp_findings_add(f, GP_FINDING_GSP_FIRMWARE_MISSING);
 	if (!x)
 		return;
 	GP_SET(x->summary, "no GSP firmware files for %s on disk", ctx->host.version);
@@ -134,12 +134,12 @@ static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	char ev[512] = "";
 	size_t len = 0;
 
-	if (!ctx->host.majors.uvm && (x = gp_findings_add(f, "uvm-not-loaded"))) {
+	if (!ctx->host.majors.uvm && (x = gp_findings_add(f, GP_FINDING_UVM_NOT_LOADED))) {
 		GP_SET(x->summary, "nvidia_uvm is not loaded: CUDA cannot initialise anywhere");
 		GP_SET(x->evidence, "no nvidia-uvm line in /proc/devices");
 		GP_SET(x->fix, "gpu-provision prepare  (loads it as the [uvm] policy wants)");
 	}
-	if (ctx->hmm.active != GP_YES || !(x = gp_findings_add(f, "hmm-active")))
+	if (ctx->hmm.active != GP_YES || !(x = gp_findings_add(f, GP_FINDING_HMM_ACTIVE)))
 		return;
 	for (size_t i = 0; i < ctx->hmm.n && len < sizeof(ev); i++)
 		len += (size_t)snprintf(ev + len, sizeof(ev) - len, "%s%s", i ? "; " : "",
@@ -161,7 +161,7 @@ static void node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n
 	if (asprintf(&rel, "/dev/%s", n->name) < 0 || !(path = gp_path(ctx->root, rel)))
 		return;
 	if (lstat(path, &st) < 0) {
-		if ((x = gp_findings_add(f, "host-node-missing"))) {
+		if ((x = gp_findings_add(f, GP_FINDING_HOST_NODE_MISSING))) {
 			GP_SET(x->summary, "/dev/%s is missing on the host", n->name);
 			GP_SET(x->evidence, "lstat(\"%s\"): no such file; the driver has c %u:%u",
 			       path, n->major, n->minor);
@@ -172,7 +172,7 @@ static void node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n
 		return;
 	}
 	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(n->major, n->minor)) {
-		if ((x = gp_findings_add(f, "host-node-stale"))) {
+		if ((x = gp_findings_add(f, GP_FINDING_HOST_NODE_STALE))) {
 			GP_SET(x->summary, "/dev/%s is not today's c %u:%u", n->name, n->major,
 			       n->minor);
 			GP_SET(x->evidence, "%s is %s %u:%u", path,
@@ -183,7 +183,7 @@ static void node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n
 		return;
 	}
 	if (((st.st_mode & 07777) != n->mode || st.st_uid != n->uid || st.st_gid != n->gid) &&
-	    (x = gp_findings_add(f, "host-node-mode"))) {
+	    (x = gp_findings_add(f, GP_FINDING_HOST_NODE_MODE))) {
 		GP_SET(x->summary, "/dev/%s has mode %04o %u:%u, the driver asks %04o %u:%u",
 		       n->name, st.st_mode & 07777, st.st_uid, st.st_gid, n->mode, n->uid, n->gid);
 		GP_SET(x->evidence, "%s; /proc/driver/nvidia/params (DeviceFileMode/UID/GID)",
@@ -247,7 +247,7 @@ static void check_daemons(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	struct gp_finding *x;
 
 	if (process_running(ctx->root, "nvidia-persiste") == 0 &&
-	    (x = gp_findings_add(f, "persistenced-missing"))) {
+	    (x = gp_findings_add(f, GP_FINDING_PERSISTENCED_MISSING))) {
 		GP_SET(x->summary, "nvidia-persistenced is not running");
 		GP_SET(x->evidence, "no process named nvidia-persistenced");
 		GP_SET(x->fix,
@@ -255,7 +255,7 @@ static void check_daemons(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		       "between container starts)");
 	}
 	if (has_nvswitch(ctx->root) && process_running(ctx->root, "nv-fabricmanage") == 0 &&
-	    (x = gp_findings_add(f, "fabric-manager-missing"))) {
+	    (x = gp_findings_add(f, GP_FINDING_FABRIC_MANAGER_MISSING))) {
 		GP_SET(x->summary, "NVSwitch system without the fabric manager");
 		GP_SET(x->evidence, "/proc/driver/nvidia-nvswitch/devices lists switches; no "
 				    "nv-fabricmanager process");
@@ -279,7 +279,7 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	struct gp_finding *x;
 
 	if (ctx->hmm.would_be_active == GP_YES && ctx->cmdline &&
-	    !strstr(ctx->cmdline, "nokaslr") && (x = gp_findings_add(f, "nokaslr-hint"))) {
+	    !strstr(ctx->cmdline, "nokaslr") && (x = gp_findings_add(f, GP_FINDING_NOKASLR_HINT))) {
 		GP_SET(x->summary, "HMM would be active, and the kernel runs with KASLR");
 		GP_SET(x->evidence, "/proc/cmdline has no nokaslr");
 		GP_SET(x->fix,
@@ -290,7 +290,7 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		const char *hit = strstr(ctx->kmsg, kmsg_signatures[i]);
 		const char *eol = hit ? strchr(hit, '\n') : NULL;
 
-		if (!hit || !(x = gp_findings_add(f, "kmsg-signature")))
+		if (!hit || !(x = gp_findings_add(f, GP_FINDING_KMSG_SIGNATURE)))
 			continue;
 		GP_SET(x->summary, "the kernel log has \"%s\"", kmsg_signatures[i]);
 		GP_SET(x->evidence, "%.*s", eol ? (int)(eol - hit) : 200, hit);
@@ -300,12 +300,32 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	}
 }
 
+/* The host's defaults: a file that is there and refused stops every start that reads it. */
+static void check_hostconf(const struct gp_check_ctx *ctx, struct gp_findings *f)
+{
+	struct gp_log_capture why;
+	struct gp_ctconf conf;
+	struct gp_finding *x;
+	int r;
+
+	gp_log_capture_start(&why);
+	r = gp_hostconf_load(ctx->confdir, &conf);
+	gp_log_capture_stop(&why);
+	if (r == 0 || !(x = gp_findings_add(f, GP_FINDING_INI_INVALID)))
+		return;
+	GP_SET(x->summary, "the host's %s is refused: every start with gpu-hook would be too",
+	       GP_HOSTCONF_NAME);
+	GP_SET(x->evidence, "%s", why.text);
+	GP_SET(x->fix, "correct the file as the message says (conf/example.ini has every key)");
+}
+
 void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f)
 {
 	struct gp_finding *x;
 
+	check_hostconf(ctx, f);
 	if (!ctx->host.driver_loaded) {
-		if ((x = gp_findings_add(f, "driver-missing"))) {
+		if ((x = gp_findings_add(f, GP_FINDING_DRIVER_MISSING))) {
 			GP_SET(x->summary, "the NVIDIA driver is not loaded");
 			GP_SET(x->evidence, "no /proc/driver/nvidia/version");
 			GP_SET(x->fix,

@@ -32,7 +32,10 @@ void gp_check_ctx_free(struct gp_check_ctx *ctx);
 /* The host: driver, GPUs, firmware, modules, HMM, nodes, daemons, kernel log. */
 void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f);
 
-/* One container's config, without starting it: hooks, rules, mount entries, modes. */
-void gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
+/*
+ * One container's config and ini, without starting it: hooks, rules, mount entries,
+ * modes. 0, or -ENOENT (said) when no such container exists.
+ */
+int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
 
 #endif

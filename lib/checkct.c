@@ -115,7 +115,7 @@ static void check_hooks(const struct entries *e, const char *name, const struct 
 		any = true;
 		if (sscanf(e->v[i].value, "%511s", bin) != 1 || access(bin, X_OK) == 0)
 			continue;
-		if ((x = gp_findings_add(f, "hook-binary-missing"))) {
+		if ((x = gp_findings_add(f, GP_FINDING_HOOK_BINARY_MISSING))) {
 			GP_SET(x->summary, "%s's %s names %s, which is not there", name,
 			       e->v[i].key, bin);
 			GP_SET(x->evidence, "%s: %s = %s", e->path, e->v[i].key, e->v[i].value);
@@ -123,7 +123,7 @@ static void check_hooks(const struct entries *e, const char *name, const struct 
 		}
 	}
 	if (conf && strcmp(conf->mode, "devn") != 0 && !any &&
-	    (x = gp_findings_add(f, "hook-missing"))) {
+	    (x = gp_findings_add(f, GP_FINDING_HOOK_MISSING))) {
 		GP_SET(x->summary, "%s has GPUs in its ini but no gpu-hook in its config", name);
 		GP_SET(x->evidence, "%s has no lxc.hook.* line naming gpu-hook", e->path);
 		GP_SET(x->fix, "gpu-provision attach %s", name);
@@ -159,7 +159,8 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 		struct gp_finding *x;
 
 		if (!c || !(c = strstr(c, "c ")) || sscanf(c, "c %u:%u", &major, &minor) != 2 ||
-		    rule_wanted(&plan, major, minor) || !(x = gp_findings_add(f, "rule-stale")))
+		    rule_wanted(&plan, major, minor) ||
+		    !(x = gp_findings_add(f, GP_FINDING_RULE_STALE)))
 			continue;
 		GP_SET(x->summary, "%s allows c %u:%u, which is no NVIDIA node today", name, major,
 		       minor);
@@ -195,7 +196,8 @@ static void check_entries(const struct gp_check_ctx *ctx, const struct entries *
 		unpriv |= strcmp(en->key, "lxc.idmap") == 0 ||
 			  (strcmp(en->key, "unprivileged") == 0 && strcmp(en->value, "1") == 0);
 		if (strncmp(en->key, "lxc.cgroup.devices.", 19) == 0 && ctx->layout == GP_CG_V2 &&
-		    !v1 && !has_v2_twin(e, i) && (x = gp_findings_add(f, "cgroup-v1-keys"))) {
+		    !v1 && !has_v2_twin(e, i) &&
+		    (x = gp_findings_add(f, GP_FINDING_CGROUP_V1_KEYS))) {
 			v1 = true;
 			GP_SET(x->summary,
 			       "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
@@ -209,7 +211,7 @@ static void check_entries(const struct gp_check_ctx *ctx, const struct entries *
 		}
 		if (strcmp(en->key, "lxc.mount.entry") == 0 &&
 		    strncmp(en->value, "/dev/nvidia", 11) == 0 && strstr(en->value, "optional") &&
-		    (x = gp_findings_add(f, "optional-mount"))) {
+		    (x = gp_findings_add(f, GP_FINDING_OPTIONAL_MOUNT))) {
 			GP_SET(x->summary,
 			       "%s binds an NVIDIA node with optional: a missing node is skipped "
 			       "silently",
@@ -221,7 +223,7 @@ static void check_entries(const struct gp_check_ctx *ctx, const struct entries *
 		}
 	}
 	if (unpriv && ctx->host.driver_loaded && (ctx->host.params.mode & 0006) != 0006 &&
-	    (x = gp_findings_add(f, "unprivileged-node-mode"))) {
+	    (x = gp_findings_add(f, GP_FINDING_UNPRIVILEGED_NODE_MODE))) {
 		GP_SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
 		       ctx->host.params.mode, ctx->host.params.gid);
 		GP_SET(x->evidence,
@@ -248,7 +250,7 @@ static void check_pve_duplicates(const struct entries *e, const char *name, stru
 			if (strcmp(e->v[j].key, "lxc.mount.entry") != 0 ||
 			    strncmp(e->v[j].value, node, strlen(node)) != 0 ||
 			    e->v[j].value[strlen(node)] != ' ' ||
-			    !(x = gp_findings_add(f, "pve-duplicate")))
+			    !(x = gp_findings_add(f, GP_FINDING_PVE_DUPLICATE)))
 				continue;
 			GP_SET(x->summary, "%s gives %s twice: %s and lxc.mount.entry", name, node,
 			       e->v[i].key);
@@ -263,25 +265,49 @@ static void check_pve_duplicates(const struct entries *e, const char *name, stru
 	}
 }
 
-void gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f)
+/* The container's ini: 0 read, -ENOENT none; one that is there and refused is a finding. */
+static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_ctconf *conf,
+		    struct gp_findings *f)
+{
+	struct gp_log_capture why;
+	struct gp_finding *x;
+	int r;
+
+	gp_log_capture_start(&why);
+	r = gp_ctconf_load(ctx->confdir, name, conf);
+	gp_log_capture_stop(&why);
+	if (r == 0 || r == -ENOENT || !(x = gp_findings_add(f, GP_FINDING_INI_INVALID)))
+		return r;
+	GP_SET(x->summary, "the ini of %s is refused: its start would be too", name);
+	GP_SET(x->evidence, "%s", why.text);
+	GP_SET(x->fix,
+	       "correct the file as the message says, or gpu-provision attach %s --gpus SEL "
+	       "to write it anew",
+	       name);
+	return r;
+}
+
+int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f)
 {
 	struct entries *e = calloc(1, sizeof(*e));
 	struct gp_ctconf conf;
-	bool attached = gp_ctconf_load(ctx->confdir, name, &conf) == 0;
+	bool attached;
 	int r;
 
 	if (!e)
-		return;
+		return -ENOMEM;
 	r = ctx->pve ? read_pve(ctx, name, e) : read_lxc(ctx, name, e);
 	if (r < 0) {
-		gp_error("no config for container \"%s\" (%s)", name,
-			 e->path[0] ? e->path : "liblxc");
+		r = gp_error_errno(-ENOENT, "no config for container \"%s\" (%s)", name,
+				   e->path[0] ? e->path : "liblxc");
 		free(e);
-		return;
+		return r;
 	}
+	attached = load_ini(ctx, name, &conf, f) == 0;
 	check_hooks(e, name, attached ? &conf : NULL, f);
 	check_stale_rules(ctx, name, attached ? &conf : NULL, f);
 	check_entries(ctx, e, name, f);
 	check_pve_duplicates(e, name, f);
 	free(e);
+	return 0;
 }

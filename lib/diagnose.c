@@ -35,7 +35,7 @@ static void node_finding(struct gp_findings *f, const struct gp_expect *e,
 	if ((!n || !n->exists) && !e->attached)
 		return; /* without an ini, the host's full list is only a guess */
 	if (!n || !n->exists) {
-		x = gp_findings_add(f, "node-missing");
+		x = gp_findings_add(f, GP_FINDING_NODE_MISSING);
 		if (!x)
 			return;
 		GP_SET(x->summary, "/dev/%s is missing in container %s", want->name, e->name);
@@ -46,7 +46,7 @@ static void node_finding(struct gp_findings *f, const struct gp_expect *e,
 		return;
 	}
 	if (!n->is_chr || n->major != want->major || n->minor != want->minor) {
-		x = gp_findings_add(f, "node-stale");
+		x = gp_findings_add(f, GP_FINDING_NODE_STALE);
 		if (!x)
 			return;
 		GP_SET(x->summary, "/dev/%s in container %s is not today's c %u:%u", want->name,
@@ -59,7 +59,7 @@ static void node_finding(struct gp_findings *f, const struct gp_expect *e,
 		return;
 	}
 	if (n->open_errno == EPERM) {
-		x = gp_findings_add(f, "node-cgroup");
+		x = gp_findings_add(f, GP_FINDING_NODE_CGROUP);
 		if (!x)
 			return;
 		GP_SET(x->summary, "the device cgroup of %s refuses /dev/%s", e->name, want->name);
@@ -71,7 +71,7 @@ static void node_finding(struct gp_findings *f, const struct gp_expect *e,
 		       "restart it",
 		       e->name);
 	} else if (n->open_errno == EACCES) {
-		x = gp_findings_add(f, "node-mode");
+		x = gp_findings_add(f, GP_FINDING_NODE_MODE);
 		if (!x)
 			return;
 		GP_SET(x->summary, "/dev/%s is not open to the probe's user in %s", want->name,
@@ -83,7 +83,7 @@ static void node_finding(struct gp_findings *f, const struct gp_expect *e,
 		    "set the driver's NVreg_DeviceFileMode/UID/GID (modprobe.d) so the "
 		    "container's users can open it, or run the workload as a user in that group");
 	} else if ((n->open_errno == ENXIO || n->open_errno == ENODEV) && !e->fixture_host) {
-		x = gp_findings_add(f, "node-no-driver");
+		x = gp_findings_add(f, GP_FINDING_NODE_NO_DRIVER);
 		if (!x)
 			return;
 		GP_SET(x->summary, "no driver answers /dev/%s (c %u:%u)", want->name, want->major,
@@ -135,7 +135,7 @@ static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
 	if (!r->libcuda_seen) /* the report ended before it said */
 		return;
 	if (!r->libcuda_found) {
-		x = gp_findings_add(f, "libcuda-missing");
+		x = gp_findings_add(f, GP_FINDING_LIBCUDA_MISSING);
 		if (!x)
 			return;
 		GP_SET(x->summary, "no libcuda.so.1 in container %s", e->name);
@@ -148,7 +148,7 @@ static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
 		return;
 	}
 	if (r->symbols_missing) {
-		x = gp_findings_add(f, "libcuda-broken");
+		x = gp_findings_add(f, GP_FINDING_LIBCUDA_BROKEN);
 		if (x) {
 			GP_SET(x->summary, "%s is not a usable libcuda", r->libcuda_path);
 			GP_SET(x->evidence,
@@ -160,7 +160,7 @@ static void check_libcuda(struct gp_findings *f, const struct gp_expect *e,
 	}
 	if (version_like(r->libcuda_suffix) && host[0] && strcmp(r->libcuda_suffix, host) != 0 &&
 	    !(r->cuinit_done && r->cuinit_code == 803)) {
-		x = gp_findings_add(f, "driver-mismatch");
+		x = gp_findings_add(f, GP_FINDING_DRIVER_MISMATCH);
 		if (!x)
 			return;
 		GP_SET(x->summary, "libcuda %s in %s, kernel module %s on the host",
@@ -200,7 +200,7 @@ static void check_hang(struct gp_findings *f, const struct gp_expect *e,
 	char ev[512];
 
 	if (r->reached_cuinit && !r->cuinit_done) {
-		x = gp_findings_add(f, "cuinit-hang");
+		x = gp_findings_add(f, GP_FINDING_CUINIT_HANG);
 		if (!x)
 			return;
 		hmm_evidence(ev, sizeof(ev), e->hmm);
@@ -212,7 +212,7 @@ static void check_hang(struct gp_findings *f, const struct gp_expect *e,
 		GP_SET(x->fix, "%s; or boot the host with nokaslr", HMM_FIX);
 		return;
 	}
-	x = gp_findings_add(f, "probe-timeout");
+	x = gp_findings_add(f, GP_FINDING_PROBE_TIMEOUT);
 	if (x) {
 		GP_SET(x->summary, "the probe did not finish in %s", e->name);
 		GP_SET(x->evidence, "no end within %d s, %s; state %c", e->timeout_ms / 1000,
@@ -224,10 +224,9 @@ static void check_hang(struct gp_findings *f, const struct gp_expect *e,
 
 static void cuinit_3(struct gp_findings *f, const struct gp_expect *e)
 {
+	bool hmm = hmm_possible(e->hmm) && e->host->flavor != GP_FLAVOR_PROPRIETARY;
 	struct gp_finding *x =
-	    gp_findings_add(f, hmm_possible(e->hmm) && e->host->flavor != GP_FLAVOR_PROPRIETARY
-				   ? "cuinit-hmm"
-				   : "cuinit-not-initialized");
+	    gp_findings_add(f, hmm ? GP_FINDING_CUINIT_HMM : GP_FINDING_CUINIT_NOT_INITIALIZED);
 	char ev[512];
 
 	if (!x)
@@ -235,7 +234,7 @@ static void cuinit_3(struct gp_findings *f, const struct gp_expect *e)
 	hmm_evidence(ev, sizeof(ev), e->hmm);
 	GP_SET(x->summary, "cuInit returned 3 (CUDA_ERROR_NOT_INITIALIZED) in %s", e->name);
 	GP_SET(x->evidence, "%s", ev);
-	if (strcmp(x->id, "cuinit-hmm") == 0)
+	if (hmm)
 		GP_SET(x->fix, "%s", HMM_FIX);
 	else
 		GP_SET(x->fix,
@@ -246,7 +245,7 @@ static void cuinit_999(struct gp_findings *f, const struct gp_expect *e,
 		       const struct gp_probe_result *r)
 {
 	const struct gp_probe_node *uvm = seen_node(r, "nvidia-uvm");
-	struct gp_finding *x = gp_findings_add(f, "uvm-blocked");
+	struct gp_finding *x = gp_findings_add(f, GP_FINDING_UVM_BLOCKED);
 
 	if (!x)
 		return;
@@ -274,26 +273,28 @@ static void cuinit_other(struct gp_findings *f, const struct gp_expect *e,
 {
 	static const struct {
 		int code;
-		const char *id, *fix;
+		enum gp_finding_id id;
+		const char *fix;
 	} map[] = {
-		{ 100, "no-device",
+		{ 100, GP_FINDING_NO_DEVICE,
 		  "check the findings on the nodes above: binding, device cgroup, or a selection "
 		  "that names no GPU of this host (gpu-provision host)" },
-		{ 34, "stub-libcuda",
+		{ 34, GP_FINDING_STUB_LIBCUDA,
 		  "remove the CUDA toolkit's stubs directory (…/lib64/stubs) from LD_LIBRARY_PATH "
 		  "and "
 		  "ld.so.conf inside the container; libcuda.so.1 must be the driver's" },
-		{ 804, "forward-compat",
+		{ 804, GP_FINDING_FORWARD_COMPAT,
 		  "remove the cuda-compat libraries from the library path: this GPU does not "
 		  "support forward compatibility; use the driver's own libcuda" },
-		{ 802, "fabric-manager",
+		{ 802, GP_FINDING_FABRIC_MANAGER,
 		  "start nvidia-fabricmanager on the host (same version as the driver) and wait "
 		  "for the fabric to come up" },
-		{ 803, "driver-mismatch",
+		{ 803, GP_FINDING_DRIVER_MISMATCH,
 		  "install the user space of the host's driver version in the container "
 		  "(--no-kernel-module)" },
 	};
-	const char *id = "cuinit-failed", *fix = "see the CUDA error's meaning in the refs";
+	enum gp_finding_id id = GP_FINDING_CUINIT_FAILED;
+	const char *fix = "see the CUDA error's meaning in the refs";
 	struct gp_finding *x;
 
 	for (size_t i = 0; i < GP_ARRAY_SIZE(map); i++)
@@ -335,7 +336,7 @@ static void check_devices(struct gp_findings *f, const struct gp_expect *e,
 	for (size_t i = 0; e->attached && i < e->host->ngpus; i++) {
 		if (!e->chosen[i] || device_seen(r, &e->host->gpus[i]))
 			continue;
-		x = gp_findings_add(f, "gpu-missing");
+		x = gp_findings_add(f, GP_FINDING_GPU_MISSING);
 		if (!x)
 			continue;
 		GP_SET(x->summary, "GPU %zu (%s) is not visible in %s", i, e->host->gpus[i].uuid,
@@ -348,7 +349,7 @@ static void check_devices(struct gp_findings *f, const struct gp_expect *e,
 	for (int i = 0; e->attached && i < r->ndevices; i++) {
 		if (device_selected(e, r->devices[i].uuid))
 			continue;
-		x = gp_findings_add(f, "gpu-extra");
+		x = gp_findings_add(f, GP_FINDING_GPU_EXTRA);
 		if (!x)
 			continue;
 		GP_SET(x->summary, "%s sees %s, which it was not given", e->name,
@@ -367,7 +368,7 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 	struct gp_finding *x;
 
 	if (r->signal) {
-		x = gp_findings_add(f, "probe-crashed");
+		x = gp_findings_add(f, GP_FINDING_PROBE_CRASHED);
 		if (x) {
 			GP_SET(x->summary, "the probe died of signal %d in %s", r->signal, e->name);
 			GP_SET(x->evidence, "%s", stage(r));
@@ -378,7 +379,7 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 		}
 		return;
 	}
-	x = gp_findings_add(f, "probe-output");
+	x = gp_findings_add(f, GP_FINDING_PROBE_OUTPUT);
 	if (!x)
 		return;
 	GP_SET(x->summary, "the probe's report from %s is incomplete", e->name);
@@ -398,7 +399,7 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 /* More output than any probe writes: it was killed there, and nothing it said counts. */
 static void check_overflow(struct gp_findings *f, const struct gp_expect *e)
 {
-	struct gp_finding *x = gp_findings_add(f, "probe-output");
+	struct gp_finding *x = gp_findings_add(f, GP_FINDING_PROBE_OUTPUT);
 
 	if (!x)
 		return;
@@ -415,7 +416,7 @@ static void check_overflow(struct gp_findings *f, const struct gp_expect *e)
 /* Something the probe started (its libcuda, a preloaded library) outlived it. */
 static void check_lingering(struct gp_findings *f, const struct gp_expect *e)
 {
-	struct gp_finding *x = gp_findings_add(f, "probe-lingering");
+	struct gp_finding *x = gp_findings_add(f, GP_FINDING_PROBE_LINGERING);
 
 	if (!x)
 		return;
@@ -433,7 +434,7 @@ static void check_lingering(struct gp_findings *f, const struct gp_expect *e)
 void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp_findings *f)
 {
 	if (!e->attached) {
-		struct gp_finding *x = gp_findings_add(f, "not-attached");
+		struct gp_finding *x = gp_findings_add(f, GP_FINDING_NOT_ATTACHED);
 		if (x) {
 			GP_SET(x->summary, "%s has no GPU ini: which GPUs it should see is unknown",
 			       e->name);
@@ -442,7 +443,7 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 		}
 	}
 	if (e->fixture_host) {
-		struct gp_finding *x = gp_findings_add(f, "fixture-host");
+		struct gp_finding *x = gp_findings_add(f, GP_FINDING_FIXTURE_HOST);
 		if (x) {
 			GP_SET(x->summary, "the host is a capture given with --root");
 			GP_SET(x->evidence,

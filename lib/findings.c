@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The catalogue of findings and their rendering. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,113 +16,201 @@
 	"Linux kernels with KASLR enabled"
 #define REF_ERRORS "CUDA Driver API, CUresult"
 
-const struct gp_finding_kind gp_finding_kinds[] = {
-	{ "probe-timeout", GP_SEV_ERROR, "the probe did not finish within [probe] timeout", NULL },
-	{ "cuinit-hang", GP_SEV_ERROR,
-	  "cuInit did not return within [probe] timeout (state D: stuck in the kernel)", REF_HMM },
-	{ "cuinit-hmm", GP_SEV_ERROR,
-	  "cuInit returned 3 (CUDA_ERROR_NOT_INITIALIZED) while HMM is or may be active", REF_HMM },
-	{ "cuinit-not-initialized", GP_SEV_ERROR, "cuInit returned 3 and HMM is off", REF_ERRORS },
-	{ "uvm-blocked", GP_SEV_ERROR,
-	  "cuInit returned 999, or /dev/nvidia-uvm is missing or refused (EPERM)", NULL },
-	{ "no-device", GP_SEV_ERROR, "cuInit returned 100 (CUDA_ERROR_NO_DEVICE)", REF_ERRORS },
-	{ "stub-libcuda", GP_SEV_ERROR,
-	  "cuInit returned 34 (CUDA_ERROR_STUB_LIBRARY): the toolkit's stub libcuda was loaded",
-	  REF_ERRORS },
-	{ "driver-mismatch", GP_SEV_ERROR,
-	  "cuInit returned 803, or libcuda's version is not the kernel module's", REF_ERRORS },
-	{ "forward-compat", GP_SEV_ERROR,
-	  "cuInit returned 804: forward-compatibility libraries on a GPU they do not support",
-	  "CUDA Compatibility guide, forward compatibility" },
-	{ "fabric-manager", GP_SEV_ERROR,
-	  "cuInit returned 802 (CUDA_ERROR_SYSTEM_NOT_READY): NVSwitch fabric not ready",
-	  "NVIDIA Fabric Manager user guide" },
-	{ "cuinit-failed", GP_SEV_ERROR, "cuInit returned another error", REF_ERRORS },
-	{ "libcuda-missing", GP_SEV_ERROR, "dlopen(\"libcuda.so.1\") failed in the container",
-	  NULL },
-	{ "libcuda-broken", GP_SEV_ERROR,
-	  "libcuda.so.1 lacks cuInit, cuDriverGetVersion or cuDeviceGetCount", NULL },
-	{ "probe-crashed", GP_SEV_ERROR, "the probe died of a signal", NULL },
-	{ "probe-output", GP_SEV_ERROR, "the probe's output was cut short or malformed", NULL },
-	{ "probe-lingering", GP_SEV_WARNING,
-	  "a process in the container kept the probe's output open after the probe ended", NULL },
-	{ "node-missing", GP_SEV_ERROR, "an expected /dev node is absent in the container", NULL },
-	{ "node-stale", GP_SEV_ERROR,
-	  "a /dev node in the container has another number than the host's", NULL },
-	{ "node-cgroup", GP_SEV_ERROR, "open(O_RDWR) of a node gave EPERM: the device cgroup",
-	  NULL },
-	{ "node-mode", GP_SEV_ERROR, "open(O_RDWR) of a node gave EACCES: its mode or owner",
-	  NULL },
-	{ "node-no-driver", GP_SEV_ERROR,
-	  "open(O_RDWR) of a node gave ENXIO or ENODEV: no driver behind it", NULL },
-	{ "gpu-missing", GP_SEV_ERROR, "a selected GPU is not among the devices CUDA sees", NULL },
-	{ "gpu-extra", GP_SEV_ERROR, "CUDA sees a GPU the container was not given", NULL },
+const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
+	[GP_FINDING_PROBE_TIMEOUT] = { "probe-timeout", GP_SEV_ERROR,
+				       "the probe did not finish within [probe] timeout", NULL },
+	[GP_FINDING_CUINIT_HANG] = { "cuinit-hang", GP_SEV_ERROR,
+				     "cuInit did not return within [probe] timeout (state D: stuck "
+				     "in the kernel)",
+				     REF_HMM },
+	[GP_FINDING_CUINIT_HMM] = { "cuinit-hmm", GP_SEV_ERROR,
+				    "cuInit returned 3 (CUDA_ERROR_NOT_INITIALIZED) while HMM is "
+				    "or may be active",
+				    REF_HMM },
+	[GP_FINDING_CUINIT_NOT_INITIALIZED] = { "cuinit-not-initialized", GP_SEV_ERROR,
+						"cuInit returned 3 and HMM is off", REF_ERRORS },
+	[GP_FINDING_UVM_BLOCKED] = { "uvm-blocked", GP_SEV_ERROR,
+				     "cuInit returned 999, or /dev/nvidia-uvm is missing or "
+				     "refused (EPERM)",
+				     NULL },
+	[GP_FINDING_NO_DEVICE] = { "no-device", GP_SEV_ERROR,
+				   "cuInit returned 100 (CUDA_ERROR_NO_DEVICE)", REF_ERRORS },
+	[GP_FINDING_STUB_LIBCUDA] = { "stub-libcuda", GP_SEV_ERROR,
+				      "cuInit returned 34 (CUDA_ERROR_STUB_LIBRARY): the toolkit's "
+				      "stub libcuda was loaded",
+				      REF_ERRORS },
+	[GP_FINDING_DRIVER_MISMATCH] = { "driver-mismatch", GP_SEV_ERROR,
+					 "cuInit returned 803, or libcuda's version is not the "
+					 "kernel module's",
+					 REF_ERRORS },
+	[GP_FINDING_FORWARD_COMPAT] = { "forward-compat", GP_SEV_ERROR,
+					"cuInit returned 804: forward-compatibility libraries on a "
+					"GPU they do not support",
+					"CUDA Compatibility guide, forward compatibility" },
+	[GP_FINDING_FABRIC_MANAGER] = { "fabric-manager", GP_SEV_ERROR,
+					"cuInit returned 802 (CUDA_ERROR_SYSTEM_NOT_READY): "
+					"NVSwitch fabric not ready",
+					"NVIDIA Fabric Manager user guide" },
+	[GP_FINDING_CUINIT_FAILED] = { "cuinit-failed", GP_SEV_ERROR,
+				       "cuInit returned another error", REF_ERRORS },
+	[GP_FINDING_LIBCUDA_MISSING] = { "libcuda-missing", GP_SEV_ERROR,
+					 "dlopen(\"libcuda.so.1\") failed in the container", NULL },
+	[GP_FINDING_LIBCUDA_BROKEN] = { "libcuda-broken", GP_SEV_ERROR,
+					"libcuda.so.1 lacks cuInit, cuDriverGetVersion or "
+					"cuDeviceGetCount",
+					NULL },
+	[GP_FINDING_PROBE_CRASHED] = { "probe-crashed", GP_SEV_ERROR, "the probe died of a signal",
+				       NULL },
+	[GP_FINDING_PROBE_OUTPUT] = { "probe-output", GP_SEV_ERROR,
+				      "the probe's output was cut short or malformed", NULL },
+	[GP_FINDING_PROBE_LINGERING] = { "probe-lingering", GP_SEV_WARNING,
+					 "a process in the container kept the probe's output open "
+					 "after the probe ended",
+					 NULL },
+	[GP_FINDING_NODE_MISSING] = { "node-missing", GP_SEV_ERROR,
+				      "an expected /dev node is absent in the container", NULL },
+	[GP_FINDING_NODE_STALE] = { "node-stale", GP_SEV_ERROR,
+				    "a /dev node in the container has another number than the "
+				    "host's",
+				    NULL },
+	[GP_FINDING_NODE_CGROUP] = { "node-cgroup", GP_SEV_ERROR,
+				     "open(O_RDWR) of a node gave EPERM: the device cgroup", NULL },
+	[GP_FINDING_NODE_MODE] = { "node-mode", GP_SEV_ERROR,
+				   "open(O_RDWR) of a node gave EACCES: its mode or owner", NULL },
+	[GP_FINDING_NODE_NO_DRIVER] = { "node-no-driver", GP_SEV_ERROR,
+					"open(O_RDWR) of a node gave ENXIO or ENODEV: no driver "
+					"behind it",
+					NULL },
+	[GP_FINDING_GPU_MISSING] = { "gpu-missing", GP_SEV_ERROR,
+				     "a selected GPU is not among the devices CUDA sees", NULL },
+	[GP_FINDING_GPU_EXTRA] = { "gpu-extra", GP_SEV_ERROR,
+				   "CUDA sees a GPU the container was not given", NULL },
 	/* gpu-provision check: the host */
-	{ "driver-missing", GP_SEV_ERROR,
-	  "no /proc/driver/nvidia/version: the driver is not loaded", NULL },
-	{ "gpu-excluded", GP_SEV_WARNING, "a GPU's information says GPU Excluded: Yes", NULL },
-	{ "gsp-firmware-missing", GP_SEV_ERROR,
-	  "open module, and no gsp_*.bin under /lib/firmware/nvidia/<version>",
-	  "NVIDIA open GPU kernel modules README: GSP firmware" },
-	{ "uvm-not-loaded", GP_SEV_ERROR, "nvidia_uvm is not loaded (no nvidia-uvm major)", NULL },
-	{ "hmm-active", GP_SEV_ERROR, "HMM is active in nvidia_uvm (the verdict of host)",
-	  REF_HMM },
-	{ "host-node-missing", GP_SEV_ERROR, "a host /dev node the driver has is absent", NULL },
-	{ "host-node-stale", GP_SEV_ERROR, "a host /dev node has another number than today's",
-	  NULL },
-	{ "host-node-mode", GP_SEV_WARNING,
-	  "a host /dev node's mode or owner differs from the driver's params", NULL },
-	{ "persistenced-missing", GP_SEV_INFO,
-	  "no nvidia-persistenced process: the driver is torn down between users", NULL },
-	{ "fabric-manager-missing", GP_SEV_ERROR,
-	  "NVSwitch devices present and no nv-fabricmanager process",
-	  "NVIDIA Fabric Manager user guide" },
-	{ "nokaslr-hint", GP_SEV_INFO, "HMM would be active and the kernel runs with KASLR",
-	  REF_HMM },
-	{ "kmsg-signature", GP_SEV_ERROR,
-	  "the kernel log holds a known NVIDIA failure (Xid, fallen off the bus, RmInitAdapter, "
-	  "HMM init)",
-	  NULL },
+	[GP_FINDING_DRIVER_MISSING] = { "driver-missing", GP_SEV_ERROR,
+					"no /proc/driver/nvidia/version: the driver is not loaded",
+					NULL },
+	[GP_FINDING_GPU_EXCLUDED] = { "gpu-excluded", GP_SEV_WARNING,
+				      "a GPU's information says GPU Excluded: Yes", NULL },
+	[GP_FINDING_GSP_FIRMWARE_MISSING] = { "gsp-firmware-missing", GP_SEV_ERROR,
+					      "open module, and no gsp_*.bin under "
+					      "/lib/firmware/nvidia/<version>",
+					      "NVIDIA open GPU kernel modules README: GSP "
+					      "firmware" },
+	[GP_FINDING_UVM_NOT_LOADED] = { "uvm-not-loaded", GP_SEV_ERROR,
+					"nvidia_uvm is not loaded (no nvidia-uvm major)", NULL },
+	[GP_FINDING_HMM_ACTIVE] = { "hmm-active", GP_SEV_ERROR,
+				    "HMM is active in nvidia_uvm (the verdict of host)", REF_HMM },
+	[GP_FINDING_HOST_NODE_MISSING] = { "host-node-missing", GP_SEV_ERROR,
+					   "a host /dev node the driver has is absent", NULL },
+	[GP_FINDING_HOST_NODE_STALE] = { "host-node-stale", GP_SEV_ERROR,
+					 "a host /dev node has another number than today's", NULL },
+	[GP_FINDING_HOST_NODE_MODE] = { "host-node-mode", GP_SEV_WARNING,
+					"a host /dev node's mode or owner differs from the "
+					"driver's params",
+					NULL },
+	[GP_FINDING_PERSISTENCED_MISSING] = { "persistenced-missing", GP_SEV_INFO,
+					      "no nvidia-persistenced process: the driver is torn "
+					      "down between users",
+					      NULL },
+	[GP_FINDING_FABRIC_MANAGER_MISSING] = { "fabric-manager-missing", GP_SEV_ERROR,
+						"NVSwitch devices present and no nv-fabricmanager "
+						"process",
+						"NVIDIA Fabric Manager user guide" },
+	[GP_FINDING_NOKASLR_HINT] = { "nokaslr-hint", GP_SEV_INFO,
+				      "HMM would be active and the kernel runs with KASLR",
+				      REF_HMM },
+	[GP_FINDING_KMSG_SIGNATURE] = { "kmsg-signature", GP_SEV_ERROR,
+					"the kernel log holds a known NVIDIA failure (Xid, fallen "
+					"off the bus, RmInitAdapter, "
+					"HMM init)",
+					NULL },
 	/* gpu-provision check: a container's config */
-	{ "hook-missing", GP_SEV_ERROR, "the container has an ini but no gpu-hook lines", NULL },
-	{ "hook-binary-missing", GP_SEV_ERROR, "a gpu-hook line names a file that does not exist",
-	  NULL },
-	{ "rule-stale", GP_SEV_ERROR, "a device rule attach wrote has a major that is not today's",
-	  NULL },
-	{ "cgroup-v1-keys", GP_SEV_ERROR,
-	  "lxc.cgroup.devices.* keys on a host whose devices controller is cgroup v2", NULL },
-	{ "optional-mount", GP_SEV_WARNING,
-	  "an lxc.mount.entry for an NVIDIA node with \"optional\": a missing node is skipped "
-	  "silently",
-	  NULL },
-	{ "unprivileged-node-mode", GP_SEV_WARNING,
-	  "an unprivileged container, and nodes that only a host group may open", NULL },
-	{ "pve-duplicate", GP_SEV_WARNING,
-	  "a Proxmox devN entry and raw lxc.* lines for the same node", NULL },
-	{ "fixture-host", GP_SEV_INFO,
-	  "--root names a captured host: ENXIO from its nodes is expected and not reported", NULL },
-	{ "not-attached", GP_SEV_WARNING,
-	  "the container has no ini: probed without knowing its GPUs", NULL },
+	[GP_FINDING_HOOK_MISSING] = { "hook-missing", GP_SEV_ERROR,
+				      "the container has an ini but no gpu-hook lines", NULL },
+	[GP_FINDING_HOOK_BINARY_MISSING] = { "hook-binary-missing", GP_SEV_ERROR,
+					     "a gpu-hook line names a file that does not exist",
+					     NULL },
+	[GP_FINDING_RULE_STALE] = { "rule-stale", GP_SEV_ERROR,
+				    "a device rule attach wrote has a major that is not today's",
+				    NULL },
+	[GP_FINDING_CGROUP_V1_KEYS] = { "cgroup-v1-keys", GP_SEV_ERROR,
+					"lxc.cgroup.devices.* keys on a host whose devices "
+					"controller is cgroup v2",
+					NULL },
+	[GP_FINDING_OPTIONAL_MOUNT] = { "optional-mount", GP_SEV_WARNING,
+					"an lxc.mount.entry for an NVIDIA node with \"optional\": "
+					"a missing node is skipped "
+					"silently",
+					NULL },
+	[GP_FINDING_UNPRIVILEGED_NODE_MODE] = { "unprivileged-node-mode", GP_SEV_WARNING,
+						"an unprivileged container, and nodes that only a "
+						"host group may open",
+						NULL },
+	[GP_FINDING_PVE_DUPLICATE] = { "pve-duplicate", GP_SEV_WARNING,
+				       "a Proxmox devN entry and raw lxc.* lines for the same node",
+				       NULL },
+	[GP_FINDING_FIXTURE_HOST] = { "fixture-host", GP_SEV_INFO,
+				      "--root names a captured host: ENXIO from its nodes is "
+				      "expected and not reported",
+				      NULL },
+	[GP_FINDING_NOT_ATTACHED] = { "not-attached", GP_SEV_WARNING,
+				      "the container has no ini: probed without knowing its GPUs",
+				      NULL },
+	[GP_FINDING_INI_INVALID] = { "ini-invalid", GP_SEV_ERROR,
+				     "the container's ini or the host's gpu-provision.conf cannot "
+				     "be read or parsed",
+				     NULL },
+	/* the list itself */
+	[GP_FINDING_FINDINGS_CAPPED] = { "findings-capped", GP_SEV_ERROR,
+					 "more findings than one list holds: the rest are counted, "
+					 "not shown",
+					 NULL },
 };
-const size_t gp_finding_nkinds = sizeof(gp_finding_kinds) / sizeof(gp_finding_kinds[0]);
+const size_t gp_finding_nkinds = GP_FINDING_COUNT;
 
-struct gp_finding *gp_findings_add(struct gp_findings *f, const char *id)
+int gp_finding_id_parse(const char *name, enum gp_finding_id *id)
 {
-	struct gp_finding *x;
-
-	if (f->n == GP_MAX_FINDINGS)
-		return NULL;
-	for (size_t i = 0; i < gp_finding_nkinds; i++) {
-		if (strcmp(gp_finding_kinds[i].id, id) != 0)
-			continue;
-		x = &f->v[f->n++];
-		memset(x, 0, sizeof(*x));
-		x->id = gp_finding_kinds[i].id;
-		x->severity = gp_finding_kinds[i].severity;
-		x->refs = gp_finding_kinds[i].refs;
-		return x;
+	for (size_t i = 0; i < GP_FINDING_COUNT; i++) {
+		if (strcmp(gp_finding_kinds[i].id, name) == 0) {
+			*id = (enum gp_finding_id)i;
+			return 0;
+		}
 	}
-	return NULL;
+	return -ENOENT;
+}
+
+static struct gp_finding *put_kind(struct gp_findings *f, enum gp_finding_id id)
+{
+	struct gp_finding *x = &f->v[f->n++];
+
+	memset(x, 0, sizeof(*x));
+	x->id = gp_finding_kinds[id].id;
+	x->severity = gp_finding_kinds[id].severity;
+	x->refs = gp_finding_kinds[id].refs;
+	return x;
+}
+
+/* The last slot says how many findings did not fit, and is the only one not given out. */
+static void count_left_out(struct gp_findings *f)
+{
+	struct gp_finding *x = &f->v[GP_MAX_FINDINGS - 1];
+
+	if (f->n < GP_MAX_FINDINGS)
+		x = put_kind(f, GP_FINDING_FINDINGS_CAPPED);
+	f->left_out++;
+	GP_SET(x->summary, "%zu more finding(s) left out: one list holds %d", f->left_out,
+	       GP_MAX_FINDINGS);
+	GP_SET(x->evidence, "the first %d findings are shown above", GP_MAX_FINDINGS - 1);
+	GP_SET(x->fix, "fix those first, then run check again");
+}
+
+struct gp_finding *gp_findings_add(struct gp_findings *f, enum gp_finding_id id)
+{
+	if (f->n >= GP_MAX_FINDINGS - 1) {
+		count_left_out(f);
+		return NULL;
+	}
+	return put_kind(f, id);
 }
 
 void gp_finding_put(char *dst, size_t size, const char *fmt, ...)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/findings.c. */
 #ifndef GP_FINDINGS_H
 #define GP_FINDINGS_H
 
@@ -18,10 +19,62 @@ struct gp_finding {
 	const char *refs;
 };
 
+/* Every kind of finding: a row of gp_finding_kinds each, so a misspelt one does not build. */
+enum gp_finding_id {
+	GP_FINDING_PROBE_TIMEOUT,
+	GP_FINDING_CUINIT_HANG,
+	GP_FINDING_CUINIT_HMM,
+	GP_FINDING_CUINIT_NOT_INITIALIZED,
+	GP_FINDING_UVM_BLOCKED,
+	GP_FINDING_NO_DEVICE,
+	GP_FINDING_STUB_LIBCUDA,
+	GP_FINDING_DRIVER_MISMATCH,
+	GP_FINDING_FORWARD_COMPAT,
+	GP_FINDING_FABRIC_MANAGER,
+	GP_FINDING_CUINIT_FAILED,
+	GP_FINDING_LIBCUDA_MISSING,
+	GP_FINDING_LIBCUDA_BROKEN,
+	GP_FINDING_PROBE_CRASHED,
+	GP_FINDING_PROBE_OUTPUT,
+	GP_FINDING_PROBE_LINGERING,
+	GP_FINDING_NODE_MISSING,
+	GP_FINDING_NODE_STALE,
+	GP_FINDING_NODE_CGROUP,
+	GP_FINDING_NODE_MODE,
+	GP_FINDING_NODE_NO_DRIVER,
+	GP_FINDING_GPU_MISSING,
+	GP_FINDING_GPU_EXTRA,
+	GP_FINDING_DRIVER_MISSING,
+	GP_FINDING_GPU_EXCLUDED,
+	GP_FINDING_GSP_FIRMWARE_MISSING,
+	GP_FINDING_UVM_NOT_LOADED,
+	GP_FINDING_HMM_ACTIVE,
+	GP_FINDING_HOST_NODE_MISSING,
+	GP_FINDING_HOST_NODE_STALE,
+	GP_FINDING_HOST_NODE_MODE,
+	GP_FINDING_PERSISTENCED_MISSING,
+	GP_FINDING_FABRIC_MANAGER_MISSING,
+	GP_FINDING_NOKASLR_HINT,
+	GP_FINDING_KMSG_SIGNATURE,
+	GP_FINDING_HOOK_MISSING,
+	GP_FINDING_HOOK_BINARY_MISSING,
+	GP_FINDING_RULE_STALE,
+	GP_FINDING_CGROUP_V1_KEYS,
+	GP_FINDING_OPTIONAL_MOUNT,
+	GP_FINDING_UNPRIVILEGED_NODE_MODE,
+	GP_FINDING_PVE_DUPLICATE,
+	GP_FINDING_FIXTURE_HOST,
+	GP_FINDING_NOT_ATTACHED,
+	GP_FINDING_INI_INVALID,
+	GP_FINDING_FINDINGS_CAPPED,
+	GP_FINDING_COUNT
+};
+
 #define GP_MAX_FINDINGS 32
 struct gp_findings {
 	struct gp_finding v[GP_MAX_FINDINGS];
 	size_t n;
+	size_t left_out; /* past the cap: counted in the last finding, findings-capped */
 };
 
 /* Every finding the code can raise, with how it is detected: the source of the docs table. */
@@ -31,14 +84,17 @@ struct gp_finding_kind {
 	const char *detected;
 	const char *refs;
 };
-extern const struct gp_finding_kind gp_finding_kinds[];
+extern const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT];
 extern const size_t gp_finding_nkinds;
 
 /*
- * Adds a finding of a catalogued kind (its severity and references come from there);
- * the caller fills summary, evidence and fix. NULL when the list is full.
+ * Adds a finding of a kind (its id, severity and references come from the catalogue);
+ * the caller fills summary, evidence and fix. When the list is full, NULL, and its last
+ * finding (findings-capped, an error) counts what was left out.
  */
-struct gp_finding *gp_findings_add(struct gp_findings *f, const char *id);
+struct gp_finding *gp_findings_add(struct gp_findings *f, enum gp_finding_id id);
+/* The kind whose id is name (a report read back): 0, or -ENOENT for an unknown id. */
+int gp_finding_id_parse(const char *name, enum gp_finding_id *id);
 
 /* snprintf into a finding's field; GP_SET(x->summary, "...", ...) sizes it from the field. */
 void gp_finding_put(char *dst, size_t size, const char *fmt, ...)

@@ -21,17 +21,10 @@ static const char *string_of(struct json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-static bool is_known_id(const char *id)
-{
-	for (size_t i = 0; i < gp_finding_nkinds; i++)
-		if (strcmp(gp_finding_kinds[i].id, id) == 0)
-			return true;
-	return false;
-}
-
 /* A finding is an object with a catalogued id and string fields. */
 static int check_finding(struct json_object *o, size_t i, char *why, size_t size)
 {
+	enum gp_finding_id kind;
 	const char *id;
 
 	if (!json_object_is_type(o, json_type_object)) {
@@ -39,7 +32,7 @@ static int check_finding(struct json_object *o, size_t i, char *why, size_t size
 		return -EINVAL;
 	}
 	id = string_of(o, "id");
-	if (!id || !is_known_id(id)) {
+	if (!id || gp_finding_id_parse(id, &kind) < 0) {
 		char esc[96];
 
 		gp_escape(esc, sizeof(esc), id ? id : "", id ? strlen(id) : 0, false);
@@ -84,10 +77,12 @@ static int check_report(struct json_object *o, char *why, size_t size)
 
 static void copy_finding(struct gp_findings *f, struct json_object *o)
 {
-	struct gp_finding *x = gp_findings_add(f, string_of(o, "id"));
+	enum gp_finding_id id;
+	struct gp_finding *x;
 	const char *v;
 
-	if (!x)
+	/* The id was checked against the catalogue (check_finding) before anything is copied. */
+	if (gp_finding_id_parse(string_of(o, "id"), &id) < 0 || !(x = gp_findings_add(f, id)))
 		return;
 	if ((v = string_of(o, "summary")))
 		GP_SET(x->summary, "%s", v);

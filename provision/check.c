@@ -24,13 +24,18 @@ _Static_assert(MAX_PARALLEL_PROBES <= GP_CHILDREN_MAX, "gp_children_step takes t
 /* The probe's deadline as probe itself takes it: --timeout, the ini, the host's default. */
 static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
 {
+	struct gp_log_capture quiet; /* a refused file is an ini-invalid finding already */
 	struct gp_ctconf conf, host;
+	int r;
 
 	if (cli->timeout)
 		return (int)cli->timeout * 1000;
+	gp_log_capture_start(&quiet);
 	if (gp_hostconf_load(cli->confdir, &host) < 0)
 		host.probe_timeout = 30;
-	if (gp_ctconf_load(cli->confdir, name, &conf) < 0)
+	r = gp_ctconf_load(cli->confdir, name, &conf);
+	gp_log_capture_stop(&quiet);
+	if (r < 0)
 		return (int)host.probe_timeout * 1000;
 	gp_ctconf_merge_host(&conf, &host);
 	return (int)conf.probe_timeout * 1000;
@@ -38,7 +43,7 @@ static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
 
 static void probe_output_finding(struct gp_check_subject *s, const char *why)
 {
-	struct gp_finding *x = gp_findings_add(&s->f, "probe-output");
+	struct gp_finding *x = gp_findings_add(&s->f, GP_FINDING_PROBE_OUTPUT);
 
 	snprintf(s->probe, sizeof(s->probe), "failed");
 	if (!x)
@@ -163,13 +168,31 @@ static int names(const struct gp_cli *cli, char ***list)
 	return 1;
 }
 
+/* Checks each container in list; a container named on the command line must exist. */
+static int check_containers(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char **list,
+			    struct gp_check_subject *subj, int n)
+{
+	for (int i = 0; i < n; i++) {
+		snprintf(subj[i].name, sizeof(subj[i].name), "%s", list[i]);
+		if (gp_check_container(ctx, list[i], &subj[i].f) == -ENOENT && !cli->all) {
+			gp_error("check %s: no such container; see gpu-provision list, or lxc-ls "
+				 "/ pct list",
+				 list[i]);
+			return -ENOENT;
+		}
+		subj[i].running = gp_container_running(list[i], cli->lxcpath);
+	}
+	probe_all(cli, subj, n);
+	return 0;
+}
+
 int gp_cmd_check(const struct gp_cli *cli)
 {
 	struct gp_check_ctx ctx;
 	struct gp_findings *host = calloc(1, sizeof(*host));
 	struct gp_check_subject *subj = NULL;
 	char **list = NULL;
-	int n = 0, errors;
+	int n = 0, ret = 3;
 
 	if ((cli->all && cli->nargs != 1) || cli->nargs > 2 ||
 	    (cli->nargs == 2 && !gp_name_is_valid(cli->args[1]))) {
@@ -186,17 +209,13 @@ int gp_cmd_check(const struct gp_cli *cli)
 	gp_check_host(&ctx, host);
 	n = names(cli, &list);
 	subj = calloc(n > 0 ? (size_t)n : 1, sizeof(*subj));
-	for (int i = 0; subj && i < n; i++) {
-		snprintf(subj[i].name, sizeof(subj[i].name), "%s", list[i]);
-		gp_check_container(&ctx, list[i], &subj[i].f);
-		subj[i].running = gp_container_running(list[i], cli->lxcpath);
-	}
-	if (subj)
-		probe_all(cli, subj, n);
-	errors = gp_check_output(cli, host, subj, n);
+	if (subj && n >= 0 && check_containers(cli, &ctx, list, subj, n) < 0)
+		ret = 2;
+	else if (subj && n >= 0)
+		ret = gp_check_output(cli, host, subj, n) ? 1 : 0;
 	gp_inventory_free(list, n);
 	gp_check_ctx_free(&ctx);
 	free(subj);
 	free(host);
-	return errors ? 1 : 0;
+	return ret;
 }

@@ -62,6 +62,16 @@ test_check_container_config() {
 	check "the errors" hook-missing "$(error_ids)"
 	check "all findings" chk:hook-missing "$(all_ids)"
 	check "exit" 1 "$crc"
+	# A name that is no container: said, exit 2, not "no findings".
+	crc=0
+	gp --root "$WORK/chk" check nosuch >"$WORK/out" 2>"$WORK/err" || crc=$?
+	check "no such container: exit" 2 "$crc"
+	check "no such container: said" 1 "$(count_matching 'check nosuch: no such container' "$WORK/err")"
+	# A broken ini is a finding with file:line, and the container's other checks still run.
+	printf '[gpu]\ndevices = all\nbogus = 1\n' >"$CONF/chk.ini"
+	check_json "$WORK/chk" chk
+	check "broken ini" "chk:ini-invalid" "$(all_ids)"
+	check "broken ini: where" 1 "$(count_matching 'chk.ini:3: unknown key' "$WORK/check.json")"
 }
 
 # A running container is probed, and the probe's findings join the config's.

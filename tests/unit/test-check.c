@@ -377,6 +377,42 @@ static void hooks(void **state)
 	cleanup();
 }
 
+/* An ini the hook would refuse is a finding with the refusal's file:line, not a stderr line. */
+static void refused_ini(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* an ini must be root's */
+	copy_fixture("h200-580-open");
+	pve_config("arch: amd64\nlxc.hook.pre-start: /bin/true gpu-hook\n");
+	ini("[gpu]\ndevices = 0\nbogus = 1\n");
+	assert_ids(CT(), "ini-invalid", NULL);
+	assert_non_null(strstr(found.v[0].evidence, "/etc/gpu-provision/101.ini:3: unknown key"));
+	HOST();
+	assert_string_not_equal(found.v[0].id, "ini-invalid");
+	put_file("/etc/gpu-provision/gpu-provision.conf", "[uvm]\ndisable_hmm = maybe\n");
+	HOST(); /* the host's file is checked first */
+	assert_string_equal(found.v[0].id, "ini-invalid");
+	assert_non_null(strstr(found.v[0].evidence, "gpu-provision.conf:2: disable_hmm is"));
+	cleanup();
+}
+
+/* A container that does not exist is said so, not checked as one without findings. */
+static void missing_container(void **state)
+{
+	struct gp_check_ctx ctx;
+
+	(void)state;
+	copy_fixture("h200-580-open");
+	memset(&found, 0, sizeof(found));
+	silence(true);
+	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, NULL, true), 0);
+	assert_int_equal(gp_check_container(&ctx, "999", &found), -ENOENT);
+	silence(false);
+	gp_check_ctx_free(&ctx);
+	cleanup();
+}
+
 /* The rules attach wrote (its .applied record) against today's majors. */
 static void stale_rules(void **state)
 {
@@ -408,6 +444,7 @@ int main(void)
 		cmocka_unit_test(kernel_log),	 cmocka_unit_test(cgroup_keys),
 		cmocka_unit_test(mount_entries), cmocka_unit_test(unprivileged_mode),
 		cmocka_unit_test(hooks),	 cmocka_unit_test(stale_rules),
+		cmocka_unit_test(refused_ini),	 cmocka_unit_test(missing_container),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

@@ -623,8 +623,8 @@ static void ids_match_fails_both_ways(void **state)
 	char why[2048];
 
 	(void)state;
-	assert_non_null(gp_findings_add(&f, "gpu-extra"));
-	assert_non_null(gp_findings_add(&f, "gpu-extra"));
+	assert_non_null(gp_findings_add(&f, GP_FINDING_GPU_EXTRA));
+	assert_non_null(gp_findings_add(&f, GP_FINDING_GPU_EXTRA));
 	assert_true(ids_match(&f, two, why, sizeof(why)));
 	assert_false(ids_match(&f, one, why, sizeof(why)));
 	assert_string_equal(
