@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "child.h"
+#include "exitcode.h"
 #include "hook.h"
 #include "paths.h"
 #include "util.h"
@@ -114,5 +115,5 @@ int main(int argc, char **argv)
 	if (r < 0)
 		gp_error("%s: %s refused for container \"%s\"", type,
 			 strcmp(type, "post-stop") ? "start" : "cleanup", name);
-	return r == 0 ? 0 : r == -EINVAL ? 2 : 1;
+	return gp_exit_code(r);
 }

@@ -12,6 +12,7 @@
 
 #include "child.h"
 #include "escape.h"
+#include "exitcode.h"
 #include "hook.h"
 #include "hmm.h"
 #include "modules.h"
@@ -79,8 +80,8 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	if (c.timed_out)
 		gp_error("\"%s prepare\" did not finish within %d s", prog,
 			 PREPARE_TIMEOUT_MS / 1000);
-	/* prepare exits 1 when the policy could not be applied (its -EPERM), 3 on failure. */
-	r = c.reaped && c.exit_code == 0 ? 0 : c.reaped && c.exit_code == 1 ? -EPERM : -EIO;
+	/* Its exit code as its result: GP_EXIT_PROBLEM is the policy's refusal (exitcode.h). */
+	r = c.reaped && !c.timed_out ? gp_exit_result(c.exit_code) : -EIO;
 	gp_child_free(&c);
 	return r;
 }

@@ -6,6 +6,7 @@
 
 #include "attach.h"
 #include "commands.h"
+#include "exitcode.h"
 #include "paths.h"
 #include "util.h"
 
@@ -54,11 +55,6 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
 				      .dry_run = cli->dry_run };
 }
 
-static int exit_code(int r)
-{
-	return r == 0 ? 0 : r == -EINVAL ? 2 : 3;
-}
-
 int gp_cmd_attach(const struct gp_cli *cli)
 {
 	struct gp_attach_opts o;
@@ -66,16 +62,16 @@ int gp_cmd_attach(const struct gp_cli *cli)
 	int r = fill(cli, "attach", &o, hook, sizeof(hook));
 
 	if (r < 0)
-		return exit_code(r);
+		return gp_exit_code(r);
 	if (cli->mode && strcmp(cli->mode, "hook") && strcmp(cli->mode, "devn")) {
 		gp_error("--mode \"%s\": use hook or devn", cli->mode);
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	if (cli->caps && !cli->gpus) {
 		gp_error("--caps needs --gpus too");
-		return 2;
+		return GP_EXIT_USAGE;
 	}
-	return exit_code(gp_attach(&o));
+	return gp_exit_code(gp_attach(&o));
 }
 
 int gp_cmd_detach(const struct gp_cli *cli)
@@ -85,6 +81,6 @@ int gp_cmd_detach(const struct gp_cli *cli)
 	int r = fill(cli, "detach", &o, hook, sizeof(hook));
 
 	if (r < 0)
-		return exit_code(r);
-	return exit_code(gp_detach(&o));
+		return gp_exit_code(r);
+	return gp_exit_code(gp_detach(&o));
 }

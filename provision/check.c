@@ -8,6 +8,7 @@
 #include "checkout.h"
 #include "child.h"
 #include "commands.h"
+#include "exitcode.h"
 #include "ctconf.h"
 #include "escape.h"
 #include "hmm.h"
@@ -192,27 +193,27 @@ int gp_cmd_check(const struct gp_cli *cli)
 	struct gp_findings *host = calloc(1, sizeof(*host));
 	struct gp_check_subject *subj = NULL;
 	char **list = NULL;
-	int n = 0, ret = 3;
+	int n = 0, ret = GP_EXIT_FAILED;
 
 	if ((cli->all && cli->nargs != 1) || cli->nargs > 2 ||
 	    (cli->nargs == 2 && !gp_name_is_valid(cli->args[1]))) {
 		gp_error(
 		    "usage: gpu-provision check [NAME | --all] [--json | --format prometheus]");
 		free(host);
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	if (!host || gp_check_ctx_init(&ctx, cli->root, cli->confdir, cli->lxcpath,
 				       cli->pve || gp_target_is_pve(cli->root)) < 0) {
 		free(host);
-		return 3;
+		return GP_EXIT_FAILED;
 	}
 	gp_check_host(&ctx, host);
 	n = names(cli, &list);
 	subj = calloc(n > 0 ? (size_t)n : 1, sizeof(*subj));
 	if (subj && n >= 0 && check_containers(cli, &ctx, list, subj, n) < 0)
-		ret = 2;
+		ret = GP_EXIT_USAGE;
 	else if (subj && n >= 0)
-		ret = gp_check_output(cli, host, subj, n) ? 1 : 0;
+		ret = gp_check_output(cli, host, subj, n) ? GP_EXIT_PROBLEM : GP_EXIT_OK;
 	gp_inventory_free(list, n);
 	gp_check_ctx_free(&ctx);
 	free(subj);

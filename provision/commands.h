@@ -42,7 +42,7 @@ struct gp_attach_opts;
 void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *hook,
 			struct gp_attach_opts *o);
 
-/* Each returns the exit code: 0 well, 1 problem found, 2 bad usage or config, 3 failed. */
+/* Each returns its exit code (exitcode.h): 0 well, 1 problem found, 2 bad usage or config, 3 failed. */
 int gp_cmd_host(const struct gp_cli *cli);
 int gp_cmd_attach(const struct gp_cli *cli);
 int gp_cmd_detach(const struct gp_cli *cli);

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "create.h"
+#include "exitcode.h"
 #include "paths.h"
 #include "util.h"
 
@@ -28,15 +29,15 @@ int gp_cmd_create(const struct gp_cli *cli)
 			 "[--unprivileged] [--rootfs-dev PATH [--force]] [-- TEMPLATE-ARGS]\n"
 			 "       gpu-provision create ID --ostemplate VOLID [--gpus SEL] [-- "
 			 "PCT-OPTIONS]");
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	if (gp_program_path("gpu-hook", GP_LIBEXECDIR, hook, sizeof(hook)) < 0) {
 		gp_error("gpu-hook is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
-		return 3;
+		return GP_EXIT_FAILED;
 	}
 	gp_cli_attach_opts(cli, cli->args[1], hook, &o.attach);
 	r = gp_create(&o);
 	if (r == 0 && !cli->dry_run)
 		printf("created %s%s\n", o.attach.name, o.attach.gpus ? " with GPUs" : "");
-	return r == 0 ? 0 : r == -EINVAL || r == -EEXIST || r == -EUCLEAN ? 2 : 3;
+	return gp_exit_code(r);
 }

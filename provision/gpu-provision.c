@@ -8,6 +8,7 @@
 
 #include "child.h"
 #include "commands.h"
+#include "exitcode.h"
 #include "paths.h"
 #include "util.h"
 
@@ -206,19 +207,19 @@ int main(int argc, char **argv)
 	gp_stdio_ensure();
 	if (parse_options(argc, argv, &cli) < 0 || cli.nargs < 1) {
 		usage(stderr);
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++) {
 		if (strcmp(cli.args[0], commands[i].name) != 0)
 			continue;
 		/* probe forks into containers: their processes must not see our file as exe. */
 		if (strcmp(commands[i].name, "probe") == 0 && gp_child_reexec_sealed(argv) < 0)
-			return 3;
+			return GP_EXIT_FAILED;
 		r = commands[i].run(&cli);
 	}
 	if (r < 0)
 		gp_error("unknown command \"%s\"; see gpu-provision --help", cli.args[0]);
 	free(cli.root);
 	free(cli.lxcpath);
-	return r < 0 ? 2 : r;
+	return r < 0 ? GP_EXIT_USAGE : r;
 }

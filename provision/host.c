@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "exitcode.h"
 #include "hmm.h"
 #include "host.h"
 #include "modules.h"
@@ -22,10 +23,10 @@ int gp_cmd_host(const struct gp_cli *cli)
 
 	if (cli->nargs != 1) {
 		gp_error("host takes no arguments");
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	if (gp_host_read(cli->root, GP_HOST_ALL, &host) < 0)
-		return 3;
+		return GP_EXIT_FAILED;
 	ctx = gp_kmod_new(cli->root, host.kernel_release);
 	gp_modules_read(cli->root, ctx, &mods);
 	gp_kmod_free(ctx);
@@ -44,5 +45,5 @@ int gp_cmd_host(const struct gp_cli *cli)
 		gp_report_print(&rep, stdout);
 	}
 	gp_host_free(&host);
-	return host.driver_loaded ? 0 : 1;
+	return host.driver_loaded ? GP_EXIT_OK : GP_EXIT_PROBLEM;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "exitcode.h"
 #include "ctconf.h"
 #include "inventory.h"
 #include "target.h"
@@ -75,7 +76,7 @@ int gp_cmd_list(const struct gp_cli *cli)
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
 		json_object_put(arr);
-		return 3;
+		return GP_EXIT_FAILED;
 	}
 	if (!cli->json)
 		printf("%-12s %-28s %-9s %-8s %s\n", "NAME", "GPUS", "MODE", "STATE", "LAST PROBE");

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "exitcode.h"
 #include "prepare.h"
 #include "util.h"
 
@@ -16,17 +17,14 @@ int gp_cmd_prepare(const struct gp_cli *cli)
 		.modules_only = cli->modules_only,
 		.nvml = true,
 	};
-	int r;
-
 	if (cli->nargs != 1) {
 		gp_error(
 		    "usage: gpu-provision prepare [--persist] [--container NAME] [--modules-only]");
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	if (o.container && !gp_name_is_valid(o.container)) {
 		gp_error("\"%s\" is not a container name gpu-provision accepts", o.container);
-		return 2;
+		return GP_EXIT_USAGE;
 	}
-	r = gp_prepare(&o);
-	return r == 0 ? 0 : r == -EPERM ? 1 : r == -EINVAL ? 2 : 3;
+	return gp_exit_code(gp_prepare(&o));
 }

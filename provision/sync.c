@@ -6,6 +6,7 @@
 
 #include "attach.h"
 #include "commands.h"
+#include "exitcode.h"
 #include "inventory.h"
 #include "paths.h"
 #include "util.h"
@@ -46,28 +47,28 @@ int gp_cmd_sync(const struct gp_cli *cli)
 
 	if ((cli->all && cli->nargs != 1) || (!cli->all && cli->nargs != 2)) {
 		gp_error("usage: gpu-provision sync NAME | --all");
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	if (!cli->all && !gp_name_is_valid(cli->args[1])) {
 		gp_error("\"%s\" is not a container name gpu-provision accepts", cli->args[1]);
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	if (gp_program_path("gpu-hook", GP_LIBEXECDIR, hook, sizeof(hook)) < 0) {
 		gp_error("gpu-hook is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
-		return 3;
+		return GP_EXIT_FAILED;
 	}
 	if (!cli->all)
-		return sync_one(cli, hook, cli->args[1]) < 0 ? 3 : 0;
+		return sync_one(cli, hook, cli->args[1]) < 0 ? GP_EXIT_FAILED : GP_EXIT_OK;
 	n = gp_inventory_names(cli->confdir, &names);
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
-		return 3;
+		return GP_EXIT_FAILED;
 	}
 	if (n == 0)
 		printf("no container has GPUs here (no *.ini in %s)\n", cli->confdir);
 	for (int i = 0; i < n; i++)
 		if (sync_one(cli, hook, names[i]) < 0)
-			worst = 3;
+			worst = GP_EXIT_FAILED;
 	gp_inventory_free(names, n);
 	return worst;
 }
