@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ctconf.h"
-#include "hmm.h"
+#include "hoststate.h"
 #include "modules.h"
 #include "nodes.h"
 #include "paths.h"
@@ -50,54 +50,44 @@ static void print_verdict(const struct gp_hmm *hmm, const struct gp_uvm_plan *pl
 	       plan->want_disable ? "wants" : "does not need");
 }
 
-/* Reads the whole state, judges HMM, and plans the module actions. */
-static int assess(const struct gp_prepare_opts *o, const struct gp_ctconf *conf,
-		  struct kmod_ctx **ctx, struct gp_uvm_plan *plan)
+/* Reads the host's state, judges HMM, and plans the module actions. */
+static int plan_modules(const struct gp_prepare_opts *o, const struct gp_ctconf *conf,
+			struct gp_host_state *s, struct gp_uvm_plan *plan)
 {
-	_cleanup_free_ char *kmsg = NULL;
-	struct gp_modules mods;
-	struct gp_nvml nvml = { .status = -ENOENT };
-	struct gp_host host;
-	struct gp_hmm hmm;
-	int r;
+	int r = gp_host_state_read(o->root, o->nvml ? GP_STATE_NVML : 0, s);
 
-	r = gp_host_read(o->root, GP_HOST_ALL, &host);
 	if (r < 0)
 		return r;
-	*ctx = gp_kmod_new(o->root, host.kernel_release);
-	r = gp_modules_read(o->root, *ctx, &mods);
-	if (r == 0 && o->nvml && !!gp_root_is_host(o->root) && host.driver_loaded)
-		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
-	kmsg = gp_kmsg_read(o->root);
-	if (r == 0) {
-		gp_hmm_judge(&host, &mods, &nvml, kmsg, &hmm);
-		gp_uvm_plan(conf->disable_hmm, conf->on_conflict, &mods, &hmm, plan);
-		print_verdict(&hmm, plan);
-	}
-	gp_host_free(&host);
-	return r;
+	if (s->mods_status < 0)
+		return s->mods_status;
+	gp_uvm_plan(conf->disable_hmm, conf->on_conflict, &s->mods, &s->hmm, plan);
+	print_verdict(&s->hmm, plan);
+	return 0;
 }
 
-static int make_nodes(const struct gp_prepare_opts *o)
+/* Every host node, for the host as read; read again when modules were loaded (new majors). */
+static int make_nodes(const struct gp_prepare_opts *o, struct gp_host_state *s, bool reloaded)
 {
+	struct gp_host *host = &s->host;
 	struct gp_plan plan;
-	struct gp_host host;
-	int r = gp_host_read(o->root, GP_HOST_MIG, &host);
+	int r;
 
-	if (r < 0)
-		return r;
-	if (!host.driver_loaded) {
-		gp_host_free(&host);
+	if (reloaded) {
+		gp_host_free(host);
+		r = gp_host_read(o->root, GP_HOST_MIG, host);
+		if (r < 0)
+			return r;
+	}
+	if (!host->driver_loaded) {
 		gp_warn("the NVIDIA driver is not loaded: no device nodes to make");
 		return o->dry_run ? 0 : -ENODEV;
 	}
-	r = gp_plan_all(o->root, &host, &plan);
+	r = gp_plan_all(o->root, host, &plan);
 	if (r == 0)
-		r = gp_nodes_ensure(o->root, &plan, host.params.modify != 0, o->dry_run);
+		r = gp_nodes_ensure(o->root, &plan, host->params.modify != 0, o->dry_run);
 	if (r == 0)
 		printf("nodes: %zu checked under %s/dev\n", plan.n,
 		       !gp_root_is_host(o->root) ? o->root : "");
-	gp_host_free(&host);
 	return r;
 }
 
@@ -129,23 +119,24 @@ static int persist(const struct gp_prepare_opts *o, const struct gp_uvm_plan *pl
 
 int gp_prepare(const struct gp_prepare_opts *o)
 {
-	struct kmod_ctx *ctx = NULL;
+	bool print_only = o->dry_run || !gp_root_is_host(o->root);
+	struct gp_host_state s = { 0 };
 	struct gp_uvm_plan plan;
 	struct gp_ctconf conf;
 	int r;
 
 	r = load_policy(o, &conf);
 	if (r == 0)
-		r = assess(o, &conf, &ctx, &plan);
+		r = plan_modules(o, &conf, &s, &plan);
 	if (r == 0) {
 		if (!gp_root_is_host(o->root) && plan.n)
 			printf("under --root %s module actions are printed, not done\n", o->root);
-		r = gp_uvm_apply(o->root, ctx, &plan, o->dry_run || !gp_root_is_host(o->root));
+		r = gp_uvm_apply(o->root, s.kmod, &plan, print_only);
 	}
-	gp_kmod_free(ctx);
 	if (r == 0 && !o->modules_only)
-		r = make_nodes(o);
+		r = make_nodes(o, &s, plan.n && !print_only);
 	if (r == 0 && o->persist)
 		r = persist(o, &plan);
+	gp_host_state_free(&s);
 	return r;
 }

@@ -4,37 +4,25 @@
 
 #include "commands.h"
 #include "exitcode.h"
-#include "hmm.h"
-#include "host.h"
-#include "modules.h"
+#include "hoststate.h"
 #include "paths.h"
 #include "report.h"
 #include "util.h"
 
 int gp_cmd_host(const struct gp_cli *cli)
 {
-	struct gp_nvml nvml = { .status = -ENOENT };
-	struct gp_modules mods;
-	struct gp_host host;
-	struct gp_hmm hmm;
-	struct gp_report rep = { .root = cli->root, .host = &host, .mods = &mods, .hmm = &hmm };
-	struct kmod_ctx *ctx;
-	char *kmsg;
+	struct gp_host_state s;
+	struct gp_report rep = {
+		.root = cli->root, .host = &s.host, .mods = &s.mods, .hmm = &s.hmm
+	};
+	int ret;
 
 	if (cli->nargs != 1) {
 		gp_error("host takes no arguments");
 		return GP_EXIT_USAGE;
 	}
-	if (gp_host_read(cli->root, GP_HOST_ALL, &host) < 0)
+	if (gp_host_state_read(cli->root, GP_STATE_NVML, &s) < 0)
 		return GP_EXIT_FAILED;
-	ctx = gp_kmod_new(cli->root, host.kernel_release);
-	gp_modules_read(cli->root, ctx, &mods);
-	gp_kmod_free(ctx);
-	if (gp_root_is_host(cli->root) && host.driver_loaded)
-		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
-	kmsg = gp_kmsg_read(cli->root);
-	gp_hmm_judge(&host, &mods, &nvml, kmsg, &hmm);
-	free(kmsg);
 	if (cli->json) {
 		struct json_object *o = gp_report_json(&rep);
 
@@ -44,6 +32,7 @@ int gp_cmd_host(const struct gp_cli *cli)
 	} else {
 		gp_report_print(&rep, stdout);
 	}
-	gp_host_free(&host);
-	return host.driver_loaded ? GP_EXIT_OK : GP_EXIT_PROBLEM;
+	ret = s.host.driver_loaded ? GP_EXIT_OK : GP_EXIT_PROBLEM;
+	gp_host_state_free(&s);
+	return ret;
 }
