@@ -265,13 +265,6 @@ void gp_host_index_gpus(struct gp_host *host)
 		host->gpus[i].index = (int)i;
 }
 
-const struct gp_gpu *gp_host_gpu_by_index(const struct gp_host *host, int index)
-{
-	if (index < 0 || (size_t)index >= host->ngpus)
-		return NULL;
-	return &host->gpus[index];
-}
-
 const char *gp_flavor_name(enum gp_flavor f)
 {
 	switch (f) {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/host.c; the gp_parse_* parsers in lib/parse.c. */
 #ifndef GP_HOST_H
 #define GP_HOST_H
 
@@ -97,7 +98,6 @@ void gp_host_free(struct gp_host *host);
 /* Adds the kernel build options to a host read without GP_HOST_KCONFIG. */
 void gp_host_read_kconfig(const char *root, struct gp_host *host);
 
-const struct gp_gpu *gp_host_gpu_by_index(const struct gp_host *host, int index);
 const char *gp_flavor_name(enum gp_flavor f);
 /* Returns the minor of a MIG cap name in the table, or -ENOENT. */
 int gp_caps_lookup(const struct gp_caps_table *caps, const char *name);
