@@ -30,14 +30,12 @@ static bool line_is_v1_devices(const char *line, size_t n)
 
 enum gp_cg_layout gp_cgroup_layout_parse(const char *mountinfo)
 {
-	for (const char *p = mountinfo; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+	const char *pos = mountinfo, *line;
+	size_t n;
 
-		if (line_is_v1_devices(p, n))
+	while (gp_line_next(&pos, mountinfo + strlen(mountinfo), &line, &n))
+		if (line_is_v1_devices(line, n))
 			return GP_CG_V1;
-		p += n + (nl ? 1 : 0);
-	}
 	return GP_CG_V2;
 }
 

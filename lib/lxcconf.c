@@ -117,17 +117,14 @@ static bool line_matches(const char *line, size_t n, const char *const *list, si
 char *gp_lxcconf_edit_text(const char *buf, const char *const *remove, size_t nremove,
 			   const char *const *add, size_t nadd, bool *changed)
 {
+	const char *pos = buf, *end = buf + strlen(buf), *line;
 	struct gp_buf out = { 0 };
 	int r = gp_buf_printf(&out, "%s", "");
+	size_t n;
 
-	for (const char *p = buf; *p && r == 0;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (!line_matches(p, n, remove, nremove))
-			r = gp_buf_printf(&out, "%.*s\n", (int)n, p);
-		p += n + (nl ? 1 : 0);
-	}
+	while (r == 0 && gp_line_next(&pos, end, &line, &n))
+		if (!line_matches(line, n, remove, nremove))
+			r = gp_buf_printf(&out, "%.*s\n", (int)n, line);
 	for (size_t i = 0; i < nadd && r == 0; i++)
 		r = gp_buf_printf(&out, "%s\n", add[i]);
 	if (r < 0) {

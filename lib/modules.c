@@ -9,12 +9,13 @@
 
 int gp_parse_proc_modules(const char *buf, const char *name, struct gp_module *mod)
 {
-	size_t n = strlen(name);
+	const char *pos = buf, *p;
+	size_t n = strlen(name), linelen;
 
 	mod->loaded = false;
 	mod->refcnt = -1;
 	mod->holders[0] = '\0';
-	for (const char *p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+	while (gp_line_next(&pos, buf + strlen(buf), &p, &linelen)) {
 		char refcnt[16], used[256], state[16];
 		unsigned long size;
 

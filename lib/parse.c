@@ -61,11 +61,10 @@ int gp_parse_version(const char *buf, char *version, size_t size, enum gp_flavor
 static int for_each_field(const char *buf, int (*fn)(const char *k, const char *v, void *u),
 			  void *u)
 {
-	const char *p = buf;
+	const char *pos = buf, *p;
+	size_t n;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+	while (gp_line_next(&pos, buf + strlen(buf), &p, &n)) {
 		char line[512];
 		char *colon;
 		int r;
@@ -81,9 +80,6 @@ static int for_each_field(const char *buf, int (*fn)(const char *k, const char *
 					return r;
 			}
 		}
-		p += n;
-		if (*p == '\n')
-			p++;
 	}
 	return 0;
 }
@@ -214,11 +210,10 @@ static int add_cap(struct gp_caps_table *caps, const char *name, unsigned int mi
 
 int gp_parse_mig_minors(const char *buf, struct gp_caps_table *caps)
 {
-	const char *p = buf;
+	const char *pos = buf, *p;
+	size_t n;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+	while (gp_line_next(&pos, buf + strlen(buf), &p, &n)) {
 		char line[128], name[64];
 		unsigned int minor;
 		int used = 0, r;
@@ -234,9 +229,6 @@ int gp_parse_mig_minors(const char *buf, struct gp_caps_table *caps)
 			if (r < 0)
 				return r;
 		}
-		p += n;
-		if (*p == '\n')
-			p++;
 	}
 	return 0;
 }

@@ -37,10 +37,10 @@ int gp_persist_disable_hmm(const char *root, bool dry_run)
 /* True when a line of buf, comments aside, names an nvidia module. */
 static bool lists_nvidia(const char *buf)
 {
-	for (const char *p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+	const char *pos = buf, *p;
+	size_t n;
 
+	while (gp_line_next(&pos, buf + strlen(buf), &p, &n)) {
 		if (*p == '#')
 			continue;
 		if (memmem(p, n, "nvidia", 6))

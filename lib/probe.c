@@ -142,22 +142,20 @@ static int refuse(struct gp_probe_result *r, unsigned int lineno, const char *li
 
 int gp_probe_parse(const char *buf, struct gp_probe_result *r)
 {
-	const char *p = buf;
+	const char *p = buf, *end = buf + strlen(buf), *at;
 	unsigned int lineno = 1;
+	size_t n;
 
 	if (strncmp(p, "gpu-probe 1\n", 12) != 0)
 		return refuse(r, lineno, p, strcspn(p, "\n"));
-	for (p += 12; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+	for (p += 12; gp_line_next(&p, end, &at, &n);) {
 		char line[512];
 
 		lineno++;
-		if (!nl || n >= sizeof(line))
-			return refuse(r, lineno, p, n);
-		memcpy(line, p, n);
+		if (at + n == end || n >= sizeof(line)) /* no newline, or too long */
+			return refuse(r, lineno, at, n);
+		memcpy(line, at, n);
 		line[n] = '\0';
-		p = nl + 1;
 		if (strcmp(line, "end") == 0) {
 			/* Complete only when nothing follows: a line after the end is refused. */
 			if (*p)

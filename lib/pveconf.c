@@ -14,16 +14,14 @@
 static int for_lines(const char *text, size_t start, size_t end,
 		     int (*fn)(const char *line, size_t n, size_t off, void *u), void *u)
 {
-	size_t off = start;
+	const char *pos = text + start, *line;
+	size_t n;
 
-	while (off < end) {
-		const char *nl = memchr(text + off, '\n', end - off);
-		size_t n = nl ? (size_t)(nl - (text + off)) : end - off;
-		int r = fn(text + off, n, off, u);
+	while (gp_line_next(&pos, text + end, &line, &n)) {
+		int r = fn(line, n, (size_t)(line - text), u);
 
 		if (r)
 			return r;
-		off += n + (nl ? 1 : 0);
 	}
 	return 0;
 }

@@ -193,6 +193,19 @@ int gp_mkdir_parents(const char *path)
 	return 0;
 }
 
+bool gp_line_next(const char **pos, const char *end, const char **line, size_t *len)
+{
+	const char *nl;
+
+	if (*pos >= end)
+		return false;
+	nl = memchr(*pos, '\n', (size_t)(end - *pos));
+	*line = *pos;
+	*len = (size_t)((nl ? nl : end) - *pos);
+	*pos = nl ? nl + 1 : end;
+	return true;
+}
+
 char *gp_strtrim(char *s)
 {
 	char *end;

@@ -90,6 +90,13 @@ int gp_edit_file(const char *path, size_t max,
 /* Makes every missing directory of path (not path's last component), mode 0755. */
 int gp_mkdir_parents(const char *path);
 
+/*
+ * Walks the lines of [*pos, end): the next line's start and length without its '\n', and
+ * *pos moved past it; false when none is left. A last line without '\n' is a line too:
+ * one had its newline when line + len < end.
+ */
+bool gp_line_next(const char **pos, const char *end, const char **line, size_t *len);
+
 /* Trims ASCII blanks at both ends in place and returns s. */
 char *gp_strtrim(char *s);
 
