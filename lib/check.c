@@ -151,8 +151,8 @@ static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	       "when nothing uses it) or reboot");
 }
 
-static void node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n,
-			 struct gp_findings *f)
+static void host_node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n,
+			      struct gp_findings *f)
 {
 	_cleanup_free_ char *rel = NULL, *path = NULL;
 	struct gp_finding *x;
@@ -193,14 +193,14 @@ static void node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n
 	}
 }
 
-static void check_nodes(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_host_nodes(const struct gp_check_ctx *ctx, struct gp_findings *f)
 {
 	struct gp_plan plan;
 
 	if (gp_plan_all(ctx->root, &ctx->host, &plan) < 0)
 		return;
 	for (size_t i = 0; i < plan.n; i++)
-		node_finding(ctx, &plan.nodes[i], f);
+		host_node_finding(ctx, &plan.nodes[i], f);
 }
 
 /* 1 when a process named comm (as /proc/PID/comm shows it) runs, 0 if not, -1 unknown. */
@@ -336,7 +336,7 @@ void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	check_gpus(ctx, f);
 	check_firmware(ctx, f);
 	check_uvm(ctx, f);
-	check_nodes(ctx, f);
+	check_host_nodes(ctx, f);
 	check_daemons(ctx, f);
 	check_kernel(ctx, f);
 }

@@ -27,8 +27,8 @@ bool gp_diagnose_needs_hmm(const struct gp_probe_result *r)
 	       (r->timed_out && r->reached_cuinit && !r->cuinit_done);
 }
 
-static void node_finding(struct gp_findings *f, const struct gp_expect *e,
-			 const struct gp_node *want, const struct gp_probe_node *n)
+static void container_node_finding(struct gp_findings *f, const struct gp_expect *e,
+				   const struct gp_node *want, const struct gp_probe_node *n)
 {
 	struct gp_finding *x;
 
@@ -110,14 +110,14 @@ static const char *stage(const struct gp_probe_result *r)
 				   : "before cuInit";
 }
 
-static void check_nodes(struct gp_findings *f, const struct gp_expect *e,
-			const struct gp_probe_result *r)
+static void check_container_nodes(struct gp_findings *f, const struct gp_expect *e,
+				  const struct gp_probe_result *r)
 {
 	for (size_t i = 0; i < e->plan->n; i++) {
 		const struct gp_probe_node *seen = seen_node(r, e->plan->nodes[i].name);
 
 		if (seen || past_nodes(r))
-			node_finding(f, e, &e->plan->nodes[i], seen);
+			container_node_finding(f, e, &e->plan->nodes[i], seen);
 	}
 }
 
@@ -451,7 +451,7 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 			       "passes the device cgroup ends in ENXIO, which is not reported");
 		}
 	}
-	check_nodes(f, e, r);
+	check_container_nodes(f, e, r);
 	if (r->timed_out)
 		check_hang(f, e, r);
 	else if (r->truncated)

@@ -21,8 +21,8 @@
 #include "uvm.h"
 #include "util.h"
 
-static void assess(const char *root, const struct gp_ctconf *conf, struct gp_host *host,
-		   struct gp_uvm_plan *plan)
+static void plan_modules_at_start(const char *root, const struct gp_ctconf *conf,
+				  struct gp_host *host, struct gp_uvm_plan *plan)
 {
 	struct gp_modules mods;
 	struct gp_hmm hmm;
@@ -93,7 +93,7 @@ int gp_hook_uvm(const char *root, const char *confdir, const char *name,
 	char text[160];
 	int r;
 
-	assess(root, conf, host, &plan);
+	plan_modules_at_start(root, conf, host, &plan);
 	if (plan.n == 0)
 		return gp_uvm_check_conflict(&plan);
 	for (size_t i = 0; i < plan.n; i++) {
@@ -108,7 +108,7 @@ int gp_hook_uvm(const char *root, const char *confdir, const char *name,
 	r = gp_host_read(root, parts, host);
 	if (r < 0)
 		return r;
-	assess(root, conf, host, &plan);
+	plan_modules_at_start(root, conf, host, &plan);
 	if (plan.n == 0 && plan.status == GP_UVM_OK)
 		return 0;
 	gp_error("nvidia_uvm is still not as the [uvm] policy wants (disable_hmm = %s)%s",

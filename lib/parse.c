@@ -188,7 +188,7 @@ int gp_parse_devices(const char *buf, struct gp_majors *majors)
 	return 0;
 }
 
-static int add_cap(struct gp_caps_table *caps, const char *name, unsigned int minor)
+static int caps_table_add(struct gp_caps_table *caps, const char *name, unsigned int minor)
 {
 	struct gp_cap_minor *v;
 
@@ -225,7 +225,7 @@ int gp_parse_mig_minors(const char *buf, struct gp_caps_table *caps)
 		if (*gp_strtrim(line)) {
 			if (sscanf(line, "%63s %u%n", name, &minor, &used) != 2 || line[used])
 				return -EINVAL;
-			r = add_cap(caps, name, minor);
+			r = caps_table_add(caps, name, minor);
 			if (r < 0)
 				return r;
 		}

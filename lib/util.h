@@ -27,15 +27,8 @@ static inline void gp_closep(int *fd)
 	}
 }
 
-static inline void gp_fclosep(FILE **f)
-{
-	if (*f)
-		fclose(*f);
-}
-
 #define _cleanup_free_ __attribute__((cleanup(gp_freep)))
 #define _cleanup_close_ __attribute__((cleanup(gp_closep)))
-#define _cleanup_fclose_ __attribute__((cleanup(gp_fclosep)))
 
 #define steal_ptr(p)                                                                               \
 	({                                                                                         \

@@ -20,8 +20,8 @@ static int find_hook(char *out, size_t size)
 	return -ENOENT;
 }
 
-static int fill(const struct gp_cli *cli, const char *verb, struct gp_attach_opts *o, char *hook,
-		size_t size)
+static int attach_opts_of_cli(const struct gp_cli *cli, const char *verb, struct gp_attach_opts *o,
+			      char *hook, size_t size)
 {
 	if (cli->nargs != 2) {
 		gp_error("usage: gpu-provision %s NAME%s", verb,
@@ -59,7 +59,7 @@ int gp_cmd_attach(const struct gp_cli *cli)
 {
 	struct gp_attach_opts o;
 	char hook[PATH_MAX];
-	int r = fill(cli, "attach", &o, hook, sizeof(hook));
+	int r = attach_opts_of_cli(cli, "attach", &o, hook, sizeof(hook));
 
 	if (r < 0)
 		return gp_exit_code(r);
@@ -78,7 +78,7 @@ int gp_cmd_detach(const struct gp_cli *cli)
 {
 	struct gp_attach_opts o;
 	char hook[PATH_MAX];
-	int r = fill(cli, "detach", &o, hook, sizeof(hook));
+	int r = attach_opts_of_cli(cli, "detach", &o, hook, sizeof(hook));
 
 	if (r < 0)
 		return gp_exit_code(r);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "checkout.h"
+#include "checkreport.h"
 #include "child.h"
 #include "commands.h"
 #include "exitcode.h"
@@ -213,7 +213,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 	if (subj && n >= 0 && check_containers(cli, &ctx, list, subj, n) < 0)
 		ret = GP_EXIT_USAGE;
 	else if (subj && n >= 0)
-		ret = gp_check_output(cli, host, subj, n) ? GP_EXIT_PROBLEM : GP_EXIT_OK;
+		ret = gp_check_report(cli, host, subj, n) ? GP_EXIT_PROBLEM : GP_EXIT_OK;
 	gp_inventory_free(list, n);
 	gp_check_ctx_free(&ctx);
 	free(subj);

@@ -30,7 +30,7 @@ static void container_state(const struct gp_cli *cli, const char *name, char *ou
 		lxc_container_put(c);
 }
 
-static void fill(const struct gp_cli *cli, bool pve, const char *name, struct row *r)
+static void list_row(const struct gp_cli *cli, bool pve, const char *name, struct row *r)
 {
 	struct gp_ctconf conf;
 	char status[16];
@@ -83,7 +83,7 @@ int gp_cmd_list(const struct gp_cli *cli)
 	for (int i = 0; i < n; i++) {
 		struct row r;
 
-		fill(cli, pve, names[i], &r);
+		list_row(cli, pve, names[i], &r);
 		if (cli->json)
 			json_object_array_add(arr, row_json(&r));
 		else

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef GP_CHECKOUT_H
-#define GP_CHECKOUT_H
+#ifndef GP_CHECKREPORT_H
+#define GP_CHECKREPORT_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -20,7 +20,7 @@ struct gp_check_subject {
 };
 
 /* Prints the result as text, --json or --format prometheus; returns the number of errors. */
-int gp_check_output(const struct gp_cli *cli, const struct gp_findings *host,
+int gp_check_report(const struct gp_cli *cli, const struct gp_findings *host,
 		    const struct gp_check_subject *subj, int n);
 
 #endif

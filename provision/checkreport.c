@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkout.h"
+#include "checkreport.h"
 
 static void print_group(const char *title, const struct gp_findings *f, const char *probe, bool tty)
 {
@@ -79,7 +79,7 @@ static void print_prometheus(const struct gp_findings *host, const struct gp_che
 			       subj[i].name, statuses[k], strcmp(subj[i].probe, statuses[k]) == 0);
 }
 
-int gp_check_output(const struct gp_cli *cli, const struct gp_findings *host,
+int gp_check_report(const struct gp_cli *cli, const struct gp_findings *host,
 		    const struct gp_check_subject *subj, int n)
 {
 	int errors = gp_findings_errors(host);
