@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/attach.c. */
 #ifndef GP_ATTACH_H
 #define GP_ATTACH_H
 

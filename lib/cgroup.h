@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/cgroup.c. */
 #ifndef GP_CGROUP_H
 #define GP_CGROUP_H
 

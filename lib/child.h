@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/child.c. */
 #ifndef GP_CHILD_H
 #define GP_CHILD_H
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/create.c. */
 #ifndef GP_CREATE_H
 #define GP_CREATE_H
 

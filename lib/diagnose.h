@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/diagnose.c. */
 #ifndef GP_DIAGNOSE_H
 #define GP_DIAGNOSE_H
 

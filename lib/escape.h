@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/escape.c. */
 #ifndef GP_ESCAPE_H
 #define GP_ESCAPE_H
 

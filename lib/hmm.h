@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/hmm.c; gp_nvml_* in lib/nvml.c. */
 #ifndef GP_HMM_H
 #define GP_HMM_H
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/hook.c; gp_hook_uvm in lib/hookuvm.c. */
 #ifndef GP_HOOK_H
 #define GP_HOOK_H
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/inventory.c. */
 #ifndef GP_INVENTORY_H
 #define GP_INVENTORY_H
 

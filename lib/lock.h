@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/lock.c. */
 #ifndef GP_LOCK_H
 #define GP_LOCK_H
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/lxcconf.c. */
 #ifndef GP_LXCCONF_H
 #define GP_LXCCONF_H
 

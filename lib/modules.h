@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Implemented in lib/modules.c; gp_kmod_* in lib/kmod.c; gp_module_insert/remove in lib/modload.c.
+ */
 #ifndef GP_MODULES_H
 #define GP_MODULES_H
 

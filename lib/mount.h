@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/mount.c. */
 #ifndef GP_MOUNT_H
 #define GP_MOUNT_H
 

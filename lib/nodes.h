@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/nodes.c. */
 #ifndef GP_NODES_H
 #define GP_NODES_H
 

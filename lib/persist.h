@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/persist.c. */
 #ifndef GP_PERSIST_H
 #define GP_PERSIST_H
 

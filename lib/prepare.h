@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/prepare.c. */
 #ifndef GP_PREPARE_H
 #define GP_PREPARE_H
 

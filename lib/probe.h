@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/probe.c. */
 #ifndef GP_PROBE_H
 #define GP_PROBE_H
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/probejson.c. */
 #ifndef GP_PROBEJSON_H
 #define GP_PROBEJSON_H
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/pveconf.c. */
 #ifndef GP_PVECONF_H
 #define GP_PVECONF_H
 

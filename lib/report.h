@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/report.c. */
 #ifndef GP_REPORT_H
 #define GP_REPORT_H
 

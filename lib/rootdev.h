@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/rootdev.c. */
 #ifndef GP_ROOTDEV_H
 #define GP_ROOTDEV_H
 

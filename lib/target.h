@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/target.c. */
 #ifndef GP_TARGET_H
 #define GP_TARGET_H
 

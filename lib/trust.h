@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/trust.c. */
 #ifndef GP_TRUST_H
 #define GP_TRUST_H
 

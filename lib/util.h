@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/util.c. */
 #ifndef GP_UTIL_H
 #define GP_UTIL_H
 

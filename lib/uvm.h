@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/uvm.c; gp_uvm_apply in lib/uvmapply.c. */
 #ifndef GP_UVM_H
 #define GP_UVM_H
 

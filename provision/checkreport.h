@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in provision/checkreport.c. */
 #ifndef GP_CHECKREPORT_H
 #define GP_CHECKREPORT_H
 

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Implemented in provision/<command>.c, one file per command; gp_cli_attach_opts in
+ * provision/attach.c.
+ */
 #ifndef GP_COMMANDS_H
 #define GP_COMMANDS_H
 
@@ -42,7 +46,8 @@ struct gp_attach_opts;
 void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *hook,
 			struct gp_attach_opts *o);
 
-/* Each returns its exit code (exitcode.h): 0 well, 1 problem found, 2 bad usage or config, 3 failed. */
+/* Each returns its exit code (exitcode.h): 0 well, 1 problem found, 2 bad usage or config, 3
+ * failed. */
 int gp_cmd_host(const struct gp_cli *cli);
 int gp_cmd_attach(const struct gp_cli *cli);
 int gp_cmd_detach(const struct gp_cli *cli);
