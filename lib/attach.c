@@ -133,7 +133,6 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 {
 	struct gp_host host;
 	bool chosen[GP_MAX_GPUS];
-	char err[512];
 	int r;
 
 	/* Keep the ini's other keys; --gpus and --caps replace only the selection. */
@@ -155,12 +154,10 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	r = gp_host_read(o->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;
-	r = gp_select_gpus(conf->devices, &host, chosen, err, sizeof(err));
+	r = gp_select_gpus(conf->devices, &host, NULL, chosen);
 	if (r == 0)
-		r = gp_plan_build(o->root, &host, chosen, conf->caps, plan, err, sizeof(err));
+		r = gp_plan_build(o->root, &host, chosen, conf->caps, NULL, plan);
 	gp_host_free(&host);
-	if (r < 0)
-		gp_error("%s", err);
 	return r;
 }
 

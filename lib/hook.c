@@ -71,17 +71,13 @@ static int build_plan(const char *root, const struct gp_ctconf *conf, const stru
 		      struct gp_plan *plan)
 {
 	bool chosen[GP_MAX_GPUS];
-	char err[512];
+	char where[600];
 	int r;
 
-	r = gp_select_gpus(conf->devices, host, chosen, err, sizeof(err));
-	if (r < 0) {
-		gp_error("%s:%u: %s", conf->path, conf->devices_line, err);
-		return r;
-	}
-	r = gp_plan_build(root, host, chosen, conf->caps, plan, err, sizeof(err));
-	if (r < 0)
-		gp_error("%s: %s", conf->path, err);
+	snprintf(where, sizeof(where), "%s:%u", conf->path, conf->devices_line);
+	r = gp_select_gpus(conf->devices, host, where, chosen);
+	if (r == 0)
+		r = gp_plan_build(root, host, chosen, conf->caps, conf->path, plan);
 	return r;
 }
 

@@ -1,20 +1,35 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The plan of one start: exactly which nodes, with which numbers. */
 #include <glob.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
 #include "paths.h"
 #include "plan.h"
 #include "util.h"
 
-static int add_node(struct gp_plan *plan, const char *name, unsigned int major, unsigned int minor,
-		    unsigned int mode, const struct gp_params *params)
+int gp_plan_error(int ret, const char *where, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gp_error("%s%s%s", where ? where : "", where ? ": " : "", msg);
+	return ret;
+}
+
+static int add_node(struct gp_plan *plan, const char *where, const char *name, unsigned int major,
+		    unsigned int minor, unsigned int mode, const struct gp_params *params)
 {
 	struct gp_node *n;
 
 	if (plan->n == GP_PLAN_MAX_NODES)
-		return -E2BIG;
+		return gp_plan_error(-E2BIG, where, "more than %d nodes planned",
+				     GP_PLAN_MAX_NODES);
 	for (size_t i = 0; i < plan->n; i++)
 		if (strcmp(plan->nodes[i].name, name) == 0)
 			return 0;
@@ -53,26 +68,22 @@ static unsigned int cap_mode(const char *root, const char *capname)
 }
 
 static int add_cap(const char *root, const struct gp_host *host, const char *capname,
-		   struct gp_plan *plan, char *err, size_t errlen)
+		   const char *where, struct gp_plan *plan)
 {
 	char node[64];
 	int minor = gp_caps_lookup(&host->caps, capname);
 
-	if (minor < 0) {
-		snprintf(err, errlen,
-			 "MIG capability \"%s\" is not in /proc/driver/nvidia-caps/mig-minors",
-			 capname);
-		return -EINVAL;
-	}
-	if (!host->majors.caps) {
-		snprintf(err, errlen,
-			 "no \"nvidia-caps\" major in /proc/devices; is the driver "
-			 "loaded with MIG support?");
-		return -EINVAL;
-	}
+	if (minor < 0)
+		return gp_plan_error(
+		    -EINVAL, where,
+		    "MIG capability \"%s\" is not in /proc/driver/nvidia-caps/mig-minors", capname);
+	if (!host->majors.caps)
+		return gp_plan_error(-EINVAL, where,
+				     "no \"nvidia-caps\" major in /proc/devices; is the driver "
+				     "loaded with MIG support?");
 	snprintf(node, sizeof(node), "nvidia-caps/nvidia-cap%d", minor);
-	return add_node(plan, node, host->majors.caps, (unsigned int)minor, cap_mode(root, capname),
-			&(struct gp_params){ .uid = 0, .gid = 0 });
+	return add_node(plan, where, node, host->majors.caps, (unsigned int)minor,
+			cap_mode(root, capname), &(struct gp_params){ .uid = 0, .gid = 0 });
 }
 
 static bool gpu_minor_chosen(const struct gp_host *host, const bool *chosen, unsigned int minor)
@@ -85,43 +96,39 @@ static bool gpu_minor_chosen(const struct gp_host *host, const bool *chosen, uns
 
 /* One caps token: mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC (M is the device minor). */
 static int add_caps_token(const char *root, const struct gp_host *host, const bool *chosen,
-			  const char *tok, struct gp_plan *plan, char *err, size_t errlen)
+			  const char *tok, const char *where, struct gp_plan *plan)
 {
 	unsigned int gpu, gi, ci;
 	char name[64], extra;
 	int r;
 
 	if (strcmp(tok, "mig-config") == 0)
-		return add_cap(root, host, "config", plan, err, errlen);
+		return add_cap(root, host, "config", where, plan);
 	if (strcmp(tok, "mig-monitor") == 0)
-		return add_cap(root, host, "monitor", plan, err, errlen);
+		return add_cap(root, host, "monitor", where, plan);
 	r = sscanf(tok, "gpu%u/gi%u/ci%u%c", &gpu, &gi, &ci, &extra);
-	if (r < 2 || r == 4 || (r == 2 && sscanf(tok, "gpu%u/gi%u%c", &gpu, &gi, &extra) == 3)) {
-		snprintf(
-		    err, errlen,
+	if (r < 2 || r == 4 || (r == 2 && sscanf(tok, "gpu%u/gi%u%c", &gpu, &gi, &extra) == 3))
+		return gp_plan_error(
+		    -EINVAL, where,
 		    "\"%s\" is not a cap; use mig-config, mig-monitor, gpuM/giG or gpuM/giG/ciC",
 		    tok);
-		return -EINVAL;
-	}
-	if (!gpu_minor_chosen(host, chosen, gpu)) {
-		snprintf(err, errlen,
-			 "cap \"%s\" names the GPU with device minor %u, which is not "
-			 "selected in devices",
-			 tok, gpu);
-		return -EINVAL;
-	}
+	if (!gpu_minor_chosen(host, chosen, gpu))
+		return gp_plan_error(-EINVAL, where,
+				     "cap \"%s\" names the GPU with device minor %u, which is not "
+				     "selected in devices",
+				     tok, gpu);
 	snprintf(name, sizeof(name), "gpu%u/gi%u/access", gpu, gi);
-	r = add_cap(root, host, name, plan, err, errlen);
+	r = add_cap(root, host, name, where, plan);
 	if (r < 0)
 		return r;
 	if (sscanf(tok, "gpu%u/gi%u/ci%u", &gpu, &gi, &ci) != 3)
 		return 0;
 	snprintf(name, sizeof(name), "gpu%u/gi%u/ci%u/access", gpu, gi, ci);
-	return add_cap(root, host, name, plan, err, errlen);
+	return add_cap(root, host, name, where, plan);
 }
 
 static int add_caps(const char *root, const struct gp_host *host, const bool *chosen,
-		    const char *caps, struct gp_plan *plan, char *err, size_t errlen)
+		    const char *caps, const char *where, struct gp_plan *plan)
 {
 	char copy[1024];
 	char *save = NULL, *tok;
@@ -130,27 +137,23 @@ static int add_caps(const char *root, const struct gp_host *host, const bool *ch
 		return 0;
 	snprintf(copy, sizeof(copy), "%s", caps);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int r = add_caps_token(root, host, chosen, gp_strtrim(tok), plan, err, errlen);
+		int r = add_caps_token(root, host, chosen, gp_strtrim(tok), where, plan);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int check_driver(const struct gp_host *host, char *err, size_t errlen)
+static int check_driver(const struct gp_host *host, const char *where)
 {
-	if (!host->driver_loaded) {
-		snprintf(err, errlen,
-			 "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
-			 "version); load it with: modprobe nvidia");
-		return -EINVAL;
-	}
-	if (!host->majors.uvm) {
-		snprintf(err, errlen,
-			 "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
-			 "; CUDA needs it: modprobe nvidia_uvm");
-		return -EINVAL;
-	}
+	if (!host->driver_loaded)
+		return gp_plan_error(-EINVAL, where,
+				     "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
+				     "version); load it with: modprobe nvidia");
+	if (!host->majors.uvm)
+		return gp_plan_error(-EINVAL, where,
+				     "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
+				     "; CUDA needs it: modprobe nvidia_uvm");
 	return 0;
 }
 
@@ -160,35 +163,33 @@ static void add_device_nodes(const struct gp_host *host, const bool *chosen, str
 	unsigned int nv = host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA;
 	unsigned int mode = host->params.mode;
 
-	add_node(plan, "nvidiactl", nv, GP_MINOR_NVIDIACTL, mode, &host->params);
+	/* At most GP_MAX_GPUS + 3 nodes: the plan has room for them. */
+	add_node(plan, NULL, "nvidiactl", nv, GP_MINOR_NVIDIACTL, mode, &host->params);
 	for (size_t i = 0; i < host->ngpus; i++) {
 		char name[32];
 
 		if (chosen && !chosen[i])
 			continue;
 		snprintf(name, sizeof(name), "nvidia%u", host->gpus[i].minor);
-		add_node(plan, name, nv, host->gpus[i].minor, mode, &host->params);
+		add_node(plan, NULL, name, nv, host->gpus[i].minor, mode, &host->params);
 	}
 	if (!host->majors.uvm)
 		return;
-	add_node(plan, "nvidia-uvm", host->majors.uvm, 0, mode, &host->params);
-	add_node(plan, "nvidia-uvm-tools", host->majors.uvm, 1, mode, &host->params);
+	add_node(plan, NULL, "nvidia-uvm", host->majors.uvm, 0, mode, &host->params);
+	add_node(plan, NULL, "nvidia-uvm-tools", host->majors.uvm, 1, mode, &host->params);
 }
 
 int gp_plan_build(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
-		  const char *caps, struct gp_plan *plan, char *err, size_t errlen)
+		  const char *caps, const char *where, struct gp_plan *plan)
 {
 	int r;
 
 	memset(plan, 0, sizeof(*plan));
-	r = check_driver(host, err, errlen);
+	r = check_driver(host, where);
 	if (r < 0)
 		return r;
 	add_device_nodes(host, chosen, plan);
-	r = add_caps(root, host, chosen, caps, plan, err, errlen);
-	if (r == -E2BIG)
-		snprintf(err, errlen, "more than %d nodes planned", GP_PLAN_MAX_NODES);
-	return r;
+	return add_caps(root, host, chosen, caps, where, plan);
 }
 
 /* Adds the access caps of instances that exist: capabilities/gpuM/mig/giG[/ciC]/access. */
@@ -199,7 +200,6 @@ static int add_existing_instances(const char *root, const struct gp_host *host,
 		"/proc/driver/nvidia/capabilities/gpu*/mig/gi*/access",
 		"/proc/driver/nvidia/capabilities/gpu*/mig/gi*/ci*/access"
 	};
-	char err[256];
 	int r = 0;
 
 	for (size_t k = 0; k < GP_ARRAY_SIZE(patterns) && r == 0; k++) {
@@ -218,10 +218,9 @@ static int add_existing_instances(const char *root, const struct gp_host *host,
 			if (!mig)
 				continue;
 			memmove(mig, mig + 4, strlen(mig + 4) + 1); /* gpu0/mig/gi1 -> gpu0/gi1 */
-			r = add_cap(root, host, name, plan, err, sizeof(err));
-			if (r == -EINVAL)
-				r = 0; /* an instance without a minor is none the driver made a node
-					  for */
+			/* An instance without a minor is none the driver made a node for. */
+			if (gp_caps_lookup(&host->caps, name) >= 0)
+				r = add_cap(root, host, name, NULL, plan);
 		}
 		globfree(&g);
 	}
@@ -230,7 +229,6 @@ static int add_existing_instances(const char *root, const struct gp_host *host,
 
 int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan)
 {
-	char err[256];
 	int r = 0;
 
 	memset(plan, 0, sizeof(*plan));
@@ -238,9 +236,9 @@ int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *pl
 		return 0;
 	add_device_nodes(host, NULL, plan);
 	if (host->majors.caps && gp_caps_lookup(&host->caps, "config") >= 0)
-		r = add_cap(root, host, "config", plan, err, sizeof(err));
+		r = add_cap(root, host, "config", NULL, plan);
 	if (r == 0 && host->majors.caps && gp_caps_lookup(&host->caps, "monitor") >= 0)
-		r = add_cap(root, host, "monitor", plan, err, sizeof(err));
+		r = add_cap(root, host, "monitor", NULL, plan);
 	if (r == 0 && host->majors.caps)
 		r = add_existing_instances(root, host, plan);
 	return r;

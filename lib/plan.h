@@ -22,25 +22,34 @@ struct gp_plan {
 };
 
 /*
- * Resolves a selector list ("all", indexes, GPU-UUIDs, PCI addresses, comma-separated)
- * against the host. chosen[i] is set for host->gpus[i]. Errors are written to err
- * (one line saying what and what to do) and give -EINVAL.
+ * Says an error of a selection or a plan once, after "where: " (the ini's "path:line";
+ * nothing for NULL), and returns ret: "return gp_plan_error(-EINVAL, where, ...)".
  */
-int gp_select_gpus(const char *spec, const struct gp_host *host, bool chosen[GP_MAX_GPUS],
-		   char *err, size_t errlen);
+int gp_plan_error(int ret, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Resolves a selector list ("all", indexes, GPU-UUIDs, PCI addresses, comma-separated)
+ * against the host. chosen[i] is set for host->gpus[i]. A refusal is said once (one
+ * line saying what and what to do, after where) and gives -EINVAL.
+ */
+int gp_select_gpus(const char *spec, const struct gp_host *host, const char *where,
+		   bool chosen[GP_MAX_GPUS]);
 
 /*
  * Builds the plan: nvidiactl, the chosen GPUs' /dev/nvidiaN (N = device minor),
  * nvidia-uvm, nvidia-uvm-tools and the nodes of caps ("mig-config", "mig-monitor",
- * "gpuM/giG", "gpuM/giG/ciC"). root is read for the caps' modes. -EINVAL with err set.
+ * "gpuM/giG", "gpuM/giG/ciC"). root is read for the caps' modes. A refusal is said
+ * once, after where: -EINVAL, or -E2BIG for more than GP_PLAN_MAX_NODES nodes.
  */
 int gp_plan_build(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
-		  const char *caps, struct gp_plan *plan, char *err, size_t errlen);
+		  const char *caps, const char *where, struct gp_plan *plan);
 
 /*
  * Every node the host should have for containers: nvidiactl, each GPU, nvidia-uvm(-tools)
  * when uvm is loaded, the MIG config and monitor caps, and the access caps of each GPU
  * and compute instance that exists (as /proc/driver/nvidia/capabilities lists them).
+ * Says nothing but a full plan (-E2BIG); a host without the driver gives no nodes.
  */
 int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan);
 

@@ -26,7 +26,6 @@ struct probe_ctx {
 static int expectations(const struct gp_cli *cli, const char *name, struct probe_ctx *p)
 {
 	struct gp_ctconf host_conf;
-	char err[512];
 	int r;
 
 	if (gp_hostconf_load(cli->confdir, &host_conf) < 0)
@@ -42,12 +41,10 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 		return -EIO;
 	if (!p->attached)
 		return gp_plan_all(cli->root, &p->host, &p->plan);
-	r = gp_select_gpus(p->conf.devices, &p->host, p->chosen, err, sizeof(err));
+	r = gp_select_gpus(p->conf.devices, &p->host, p->conf.path, p->chosen);
 	if (r == 0)
-		r = gp_plan_build(cli->root, &p->host, p->chosen, p->conf.caps, &p->plan, err,
-				  sizeof(err));
-	if (r < 0)
-		gp_error("%s: %s", p->conf.path, err);
+		r = gp_plan_build(cli->root, &p->host, p->chosen, p->conf.caps, p->conf.path,
+				  &p->plan);
 	return r;
 }
 
