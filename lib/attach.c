@@ -13,7 +13,6 @@
 #include "host.h"
 #include "paths.h"
 #include "plan.h"
-#include "pveconf.h"
 #include "target.h"
 #include "trust.h"
 #include "util.h"
@@ -230,14 +229,8 @@ static bool devn_mode(const char *mode)
 /* devN numbers the admin uses, not counting the ones a previous attach took. */
 static unsigned long long admin_devs(const struct gp_target *t, const struct lines *old)
 {
-	_cleanup_free_ char *buf = NULL;
-	struct gp_pveconf c;
-	unsigned long long used = 0;
-	size_t len;
+	unsigned long long used = t->pve_devs;
 
-	if (gp_read_file(t->config, 1u << 20, &buf, &len) == 0 &&
-	    gp_pveconf_parse(buf, len, &c) == 0)
-		used = gp_pveconf_used_devs(&c);
 	for (size_t i = 0; i < old->n; i++) {
 		unsigned int idx;
 

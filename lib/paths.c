@@ -47,6 +47,15 @@ char *gp_hostconf_path(const char *confdir)
 	return confdir_file(confdir, GP_HOSTCONF_NAME, "");
 }
 
+char *gp_pve_config_path(const char *root, const char *id)
+{
+	char rel[PATH_MAX];
+
+	if (snprintf(rel, sizeof(rel), GP_PVE_LXC_DIR "/%s.conf", id) >= (int)sizeof(rel))
+		return NULL;
+	return gp_path(root, rel);
+}
+
 char *gp_run_path(const char *root, const char *file)
 {
 	char rel[PATH_MAX];

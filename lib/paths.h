@@ -35,6 +35,9 @@ char *gp_path(const char *root, const char *rel);
 char *gp_ini_path(const char *confdir, const char *name);     /* <name>.ini */
 char *gp_applied_path(const char *confdir, const char *name); /* <name>.applied */
 char *gp_hostconf_path(const char *confdir);		      /* gpu-provision.conf */
+/* Proxmox VE's container configs: <root>/etc/pve/lxc, and <id>.conf in it (malloc'd). */
+#define GP_PVE_LXC_DIR "/etc/pve/lxc"
+char *gp_pve_config_path(const char *root, const char *id);
 /* <root>/run/gpu-provision/<file>, malloc'd: "<name>.plan", "<name>.verdict", "kconfig". */
 char *gp_run_path(const char *root, const char *file);
 char *gp_plan_path(const char *root, const char *name);

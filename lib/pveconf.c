@@ -225,10 +225,29 @@ unsigned long long gp_pveconf_used_devs(const struct gp_pveconf *c)
 	return used;
 }
 
+int gp_pveconf_check_unlocked(const struct gp_pveconf *c, const char *id)
+{
+	char lock[64];
+
+	if (gp_pveconf_get(c, "lock", lock, sizeof(lock)) < 0)
+		return 0;
+	gp_error("container %s is locked (lock: %s): wait for that operation to end, or "
+		 "\"pct unlock %s\" if it is stale",
+		 id, lock, id);
+	return -EBUSY;
+}
+
+struct locked_edit {
+	const char *id;
+	const struct gp_line_edit *e;
+};
+
+/* The file as read under the config lock: refused when it is not ours to edit now. */
 static char *edit_pve(const char *old, size_t len, void *u, bool *changed)
 {
-	const struct gp_line_edit *e = u;
+	const struct locked_edit *le = u;
 	struct gp_pveconf c;
+	int r;
 
 	if (gp_pveconf_parse(old, len, &c) < 0) {
 		gp_error("line %u is not \"key: value\", a comment or a [section]: not editing "
@@ -237,10 +256,17 @@ static char *edit_pve(const char *old, size_t len, void *u, bool *changed)
 		errno = EINVAL;
 		return NULL;
 	}
-	return gp_pveconf_edit(&c, e->remove, e->nremove, e->add, e->nadd, changed);
+	r = gp_pveconf_check_unlocked(&c, le->id);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return gp_pveconf_edit(&c, le->e->remove, le->e->nremove, le->e->add, le->e->nadd, changed);
 }
 
-int gp_pveconf_edit_file(const char *path, const struct gp_line_edit *e)
+int gp_pveconf_edit_file(const char *path, const char *id, const struct gp_line_edit *e)
 {
-	return gp_edit_file(path, 1u << 20, edit_pve, (void *)e);
+	struct locked_edit le = { id, e };
+
+	return gp_edit_file(path, 1u << 20, edit_pve, &le);
 }

@@ -33,9 +33,15 @@ int gp_pveconf_get(const struct gp_pveconf *c, const char *key, char *out, size_
 char *gp_pveconf_edit(const struct gp_pveconf *c, const char *const *remove, size_t nremove,
 		      const char *const *add, size_t nadd, bool *changed);
 
-/* Applies e to the file at path: atomic, old file kept as .gpu-provision.bak. 1, 0, -errno. */
+/* 0 when the current section has no "lock:" line; else -EBUSY, said naming container id. */
+int gp_pveconf_check_unlocked(const struct gp_pveconf *c, const char *id);
+
+/*
+ * Applies e to the config of container id at path, refusing it (-EBUSY) when it holds a
+ * "lock:" in the same read: atomic, old file kept as .gpu-provision.bak. 1, 0, -errno.
+ */
 struct gp_line_edit;
-int gp_pveconf_edit_file(const char *path, const struct gp_line_edit *e);
+int gp_pveconf_edit_file(const char *path, const char *id, const struct gp_line_edit *e);
 
 /* "devN" numbers already used in the current section, as a bit set of 0..63. */
 unsigned long long gp_pveconf_used_devs(const struct gp_pveconf *c);

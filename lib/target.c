@@ -15,7 +15,7 @@
 
 bool gp_target_is_pve(const char *root)
 {
-	_cleanup_free_ char *dir = gp_path(root, "/etc/pve/lxc");
+	_cleanup_free_ char *dir = gp_path(root, GP_PVE_LXC_DIR);
 	struct stat st;
 
 	return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
@@ -69,11 +69,11 @@ static bool is_vmid(const char *name)
 	return name[0] && name[0] != '0';
 }
 
-static int check_lock(const char *path, const char *id)
+/* Reads the config once before any work: it must parse, carry no lock:, and its devN are noted. */
+static int read_pve(const char *path, const char *id, struct gp_target *t)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct gp_pveconf c;
-	char lock[64];
 	size_t len;
 	int r = gp_read_file(path, 1u << 20, &buf, &len);
 
@@ -87,29 +87,24 @@ static int check_lock(const char *path, const char *id)
 		gp_error("%s:%u: not \"key: value\", a comment or a [section]", path, c.bad_line);
 		return -EINVAL;
 	}
-	if (gp_pveconf_get(&c, "lock", lock, sizeof(lock)) == 0) {
-		gp_error("container %s is locked (lock: %s): wait for that operation to end, or "
-			 "\"pct unlock %s\" if it is stale",
-			 id, lock, id);
-		return -EBUSY;
-	}
-	return 0;
+	t->pve_devs = gp_pveconf_used_devs(&c);
+	return gp_pveconf_check_unlocked(&c, id);
 }
 
 static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 {
-	_cleanup_free_ char *rel = NULL, *path = NULL, *lock = NULL;
+	_cleanup_free_ char *path = NULL, *lock = NULL;
 	int r;
 
 	if (!is_vmid(o->name)) {
 		gp_error("\"%s\" is not a Proxmox container ID", o->name);
 		return -EINVAL;
 	}
-	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", o->name) < 0 ||
-	    !(path = gp_path(o->root, rel)) || !(lock = gp_lock_pve_path(o->root, o->name)))
+	if (!(path = gp_pve_config_path(o->root, o->name)) ||
+	    !(lock = gp_lock_pve_path(o->root, o->name)))
 		return -ENOMEM;
-	/* Checked again under the lock when editing; here only to fail before any work. */
-	r = o->assume_new && access(path, F_OK) != 0 ? 0 : check_lock(path, o->name);
+	/* The lock is checked again under the config lock when editing (gp_pveconf_edit_file). */
+	r = o->assume_new && access(path, F_OK) != 0 ? 0 : read_pve(path, o->name, t);
 	if (r < 0)
 		return r;
 	snprintf(t->config, sizeof(t->config), "%s", path);
@@ -137,12 +132,9 @@ int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t)
  */
 static int edit_locked(const struct gp_target *t, const struct gp_line_edit *e)
 {
-	int r;
-
 	if (t->kind == GP_TARGET_LXC)
 		return gp_lxcconf_edit(t->config, e->remove, e->nremove, e->add, e->nadd);
-	r = check_lock(t->config, t->name);
-	return r < 0 ? r : gp_pveconf_edit_file(t->config, e);
+	return gp_pveconf_edit_file(t->config, t->name, e);
 }
 
 int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t nremove,

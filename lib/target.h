@@ -17,9 +17,10 @@ struct gp_target {
 	char config[PATH_MAX];
 	bool autodev; /* LXC runs autodev hooks for it (Proxmox always) */
 	bool running;
-	const char *sep;     /* " = " or ": " between key and value */
-	char name[72];	     /* the container's name or Proxmox ID */
-	char lock[PATH_MAX]; /* the config owner's lock file, held while editing */
+	const char *sep;	     /* " = " or ": " between key and value */
+	char name[72];		     /* the container's name or Proxmox ID */
+	char lock[PATH_MAX];	     /* the config owner's lock file, held while editing */
+	unsigned long long pve_devs; /* Proxmox: the devN numbers its config uses, as opened */
 	enum gp_lock_kind lock_kind;
 };
 
