@@ -110,12 +110,14 @@ int gp_cg_rules_add(struct gp_cg_rules *rules, const char *prefix, const char *k
 		return 0;
 	}
 	if (strcmp(key, "deny") == 0) {
-		if (rules->ndeny < GP_CG_MAX_RULES)
-			rules->deny[rules->ndeny++] = rule;
+		if (rules->ndeny == GP_CG_MAX_RULES)
+			return -E2BIG;
+		rules->deny[rules->ndeny++] = rule;
 		return 0;
 	}
-	if (rules->nallow < GP_CG_MAX_RULES)
-		rules->allow[rules->nallow++] = rule;
+	if (rules->nallow == GP_CG_MAX_RULES)
+		return -E2BIG;
+	rules->allow[rules->nallow++] = rule;
 	return 0;
 }
 

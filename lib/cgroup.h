@@ -38,7 +38,11 @@ struct gp_cg_rules {
 /* Parses "c 195:0 rwm", "a", "c *:* m". -EINVAL for anything else. */
 int gp_cg_rule_parse(const char *value, struct gp_cg_rule *rule);
 
-/* Feeds one config line; keys other than <prefix>.allow / <prefix>.deny are ignored. */
+/*
+ * Feeds one config line; keys other than <prefix>.allow / <prefix>.deny are ignored.
+ * 0, -EINVAL for a rule that does not parse, -E2BIG past GP_CG_MAX_RULES allow or deny
+ * rules (a rule left out could turn into a false "missing rule").
+ */
 int gp_cg_rules_add(struct gp_cg_rules *rules, const char *prefix, const char *key,
 		    const char *value);
 

@@ -24,8 +24,14 @@ static int collect_rule(const char *key, const char *value, const char *file, un
 			void *user)
 {
 	struct rules_ctx *ctx = user;
+	int r = gp_cg_rules_add(&ctx->rules, ctx->prefix, key, value);
 
-	if (gp_cg_rules_add(&ctx->rules, ctx->prefix, key, value) < 0)
+	if (r == -E2BIG)
+		return gp_error_errno(r,
+				      "%s:%u: more than %d device allow or deny rules: the hook "
+				      "reads no further; merge them (c 195:* rwm) or drop some",
+				      file, line, GP_CG_MAX_RULES);
+	if (r < 0)
 		gp_warn("%s:%u: cannot read device rule \"%s = %s\"; ignored", file, line, key,
 			value);
 	return 0;
@@ -40,8 +46,9 @@ int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct
 		return -ENOMEM;
 	ctx->prefix = gp_cgroup_key_prefix(layout);
 	r = gp_lxcconf_walk(path, collect_rule, ctx);
-	if (r < 0) {
+	if (r < 0 && r != -E2BIG) /* past the cap is said where it is found */
 		gp_error("Failed to read the container config \"%s\": %s", path, strerror(-r));
+	if (r < 0) {
 		free(ctx);
 		return r;
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-provision [OPTIONS] COMMAND [ARGS]: options are accepted after COMMAND too. */
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,130 +70,111 @@ static int absolute(const char *opt, const char *path, char **out)
 {
 	char buf[PATH_MAX];
 
-	if (!realpath(path, buf)) {
-		gp_error("%s \"%s\": %m", opt, path);
-		return -errno;
-	}
+	if (!realpath(path, buf))
+		return gp_error_errno(-errno, "--%s \"%s\"", opt, path);
 	*out = strdup(buf);
 	return *out ? 0 : -ENOMEM;
 }
 
+/* How an option sets its field of struct gp_cli: the command line from one table. */
+enum set_how { SET_STRING, SET_FLAG, SET_PATH, SET_FORMAT, SET_TIMEOUT };
+
+struct cli_option {
+	const char *name;
+	enum set_how how;
+	size_t field;
+};
+
+#define OPT(name, how, field)                                                                      \
+	{                                                                                          \
+		name, how, offsetof(struct gp_cli, field)                                          \
+	}
+static const struct cli_option cli_options[] = {
+	OPT("root", SET_PATH, root),
+	OPT("lxcpath", SET_PATH, lxcpath),
+	OPT("confdir", SET_STRING, confdir),
+	OPT("gpus", SET_STRING, gpus),
+	OPT("caps", SET_STRING, caps),
+	OPT("dry-run", SET_FLAG, dry_run),
+	OPT("json", SET_FLAG, json),
+	OPT("persist", SET_FLAG, persist),
+	OPT("container", SET_STRING, container),
+	OPT("modules-only", SET_FLAG, modules_only),
+	OPT("timeout", SET_TIMEOUT, timeout),
+	OPT("mode", SET_STRING, mode),
+	OPT("pve", SET_FLAG, pve),
+	OPT("all", SET_FLAG, all),
+	OPT("template", SET_STRING, template_name),
+	OPT("config", SET_STRING, config_file),
+	OPT("ostemplate", SET_STRING, ostemplate),
+	OPT("rootfs-dev", SET_STRING, rootfs_dev),
+	OPT("unprivileged", SET_FLAG, unprivileged),
+	OPT("force", SET_FLAG, force),
+	OPT("format", SET_FORMAT, format),
+};
+#define OPTION_BASE 256 /* getopt's value for cli_options[i] is OPTION_BASE + i */
+
+static int set_format(const char *arg, struct gp_cli *cli)
+{
+	if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "prometheus") &&
+	    strcmp(arg, "markdown")) {
+		gp_error("--format \"%s\": use text, json, prometheus or markdown", arg);
+		return -EINVAL;
+	}
+	cli->format = arg;
+	cli->json |= strcmp(arg, "json") == 0;
+	return 0;
+}
+
+static int set_option(const struct cli_option *opt, char *arg, struct gp_cli *cli)
+{
+	void *field = (char *)cli + opt->field;
+
+	switch (opt->how) {
+	case SET_STRING:
+		*(const char **)field = arg;
+		return 0;
+	case SET_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case SET_PATH:
+		return absolute(opt->name, arg, field);
+	case SET_FORMAT:
+		return set_format(arg, cli);
+	case SET_TIMEOUT:
+		if (gp_parse_uint(arg, &cli->timeout) == 0 && cli->timeout && cli->timeout <= 3600)
+			return 0;
+		gp_error("--timeout \"%s\": give whole seconds from 1 to 3600", arg);
+		return -EINVAL;
+	}
+	return -EINVAL;
+}
+
 static int parse_options(int argc, char **argv, struct gp_cli *cli)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "lxcpath", required_argument, NULL, 'P' },
-		{ "confdir", required_argument, NULL, 'c' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "caps", required_argument, NULL, 'C' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
+	struct option opts[GP_ARRAY_SIZE(cli_options) + 3] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ "persist", no_argument, NULL, 'p' },
-		{ "container", required_argument, NULL, 'N' },
-		{ "modules-only", no_argument, NULL, 'M' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "pve", no_argument, NULL, 'E' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "template", required_argument, NULL, 'T' },
-		{ "config", required_argument, NULL, 'F' },
-		{ "ostemplate", required_argument, NULL, 'O' },
-		{ "rootfs-dev", required_argument, NULL, 'R' },
-		{ "unprivileged", no_argument, NULL, 'U' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "format", required_argument, NULL, 'o' },
-		{ 0 },
 	};
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1 && r == 0) {
-		switch (c) {
-		case 'r':
-			r = absolute("--root", optarg, &cli->root);
-			break;
-		case 'P':
-			r = absolute("--lxcpath", optarg, &cli->lxcpath);
-			break;
-		case 'c':
-			cli->confdir = optarg;
-			break;
-		case 'g':
-			cli->gpus = optarg;
-			break;
-		case 'C':
-			cli->caps = optarg;
-			break;
-		case 'n':
-			cli->dry_run = true;
-			break;
-		case 'j':
-			cli->json = true;
-			break;
-		case 'p':
-			cli->persist = true;
-			break;
-		case 'N':
-			cli->container = optarg;
-			break;
-		case 'M':
-			cli->modules_only = true;
-			break;
-		case 'm':
-			cli->mode = optarg;
-			break;
-		case 'E':
-			cli->pve = true;
-			break;
-		case 'a':
-			cli->all = true;
-			break;
-		case 'T':
-			cli->template_name = optarg;
-			break;
-		case 'F':
-			cli->config_file = optarg;
-			break;
-		case 'O':
-			cli->ostemplate = optarg;
-			break;
-		case 'R':
-			cli->rootfs_dev = optarg;
-			break;
-		case 'U':
-			cli->unprivileged = true;
-			break;
-		case 'f':
-			cli->force = true;
-			break;
-		case 'o':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
-			    strcmp(optarg, "prometheus") && strcmp(optarg, "markdown")) {
-				gp_error("--format \"%s\": use text, json, prometheus or markdown",
-					 optarg);
-				return -EINVAL;
-			}
-			cli->format = optarg;
-			cli->json |= strcmp(optarg, "json") == 0;
-			break;
-		case 't':
-			if (gp_parse_uint(optarg, &cli->timeout) < 0 || cli->timeout == 0 ||
-			    cli->timeout > 3600) {
-				gp_error("--timeout \"%s\": give whole seconds from 1 to 3600",
-					 optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'h':
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cli_options); i++)
+		opts[i + 2] = (struct option){ cli_options[i].name,
+					       cli_options[i].how == SET_FLAG ? no_argument
+									      : required_argument,
+					       NULL, OPTION_BASE + (int)i };
+	while (r == 0 && (c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+		if (c == 'h') {
 			usage(stdout);
 			exit(0);
-		case 'V':
+		}
+		if (c == 'V') {
 			printf("gpu-provision %s\n", GP_VERSION);
 			exit(0);
-		default:
-			return -EINVAL;
 		}
+		if (c < OPTION_BASE)
+			return -EINVAL;
+		r = set_option(&cli_options[c - OPTION_BASE], optarg, cli);
 	}
 	cli->args = argv + optind;
 	cli->nargs = argc - optind;

@@ -79,6 +79,18 @@ test_missing_rule_refused() {
 	assert_refused_clean rule "$WORK/rule" "c 238:0 rwm\" for /dev/nvidia-uvm"
 }
 
+# More device rules than the hook reads: refused naming the cap, not read as a missing rule.
+test_too_many_rules_refused() {
+	make_root h200-580-open "$WORK/many"
+	new_container "$P" many
+	gp --root "$WORK/many" attach many --gpus all
+	# With the key attach wrote for this host's devices controller (v1 or v2).
+	key=$(grep -m1 -o '^lxc\.cgroup2\?\.devices\.allow' "$P/many/config")
+	for i in $(seq 1 260); do echo "$key = c 1:$i rwm"; done >>"$P/many/config"
+	if start many; then echo "    started past the rule cap"; return 1; fi
+	assert_refused_clean many "$WORK/many" "more than 256 device allow or deny rules"
+}
+
 # An unprivileged container (root-owned, idmapped) gets its nodes too.
 test_unprivileged() {
 	make_root quad-550-proprietary "$WORK/unpriv"

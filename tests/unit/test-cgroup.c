@@ -182,6 +182,30 @@ static void what_counts_as_a_rule(void **state)
 	free(rules);
 }
 
+/* Past the cap a rule is refused, not dropped: a dropped allow would read as missing. */
+static void more_rules_than_the_cap(void **state)
+{
+	struct gp_cg_rules *rules = calloc(1, sizeof(*rules));
+	const char *p = "lxc.cgroup2.devices";
+
+	(void)state;
+	assert_non_null(rules);
+	for (int i = 0; i < GP_CG_MAX_RULES; i++) {
+		assert_int_equal(
+		    gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.allow", "c 1:3 rwm"), 0);
+		assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.deny", "c 1:5 rwm"),
+				 0);
+	}
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.allow", "c 195:0 rwm"),
+			 -E2BIG);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.deny", "c 195:0 rwm"),
+			 -E2BIG);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.deny", "a"),
+			 0); /* resets */
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.allow", "c 195:0 rwm"), 0);
+	free(rules);
+}
+
 static void edit_text(void **state)
 {
 	const char *old = "# mine\nlxc.rootfs.path = dir:/x\nlxc.hook.pre-start = /old/hook\n"
@@ -215,6 +239,7 @@ int main(void)
 		cmocka_unit_test(common_conf_then_ours),
 		cmocka_unit_test(access_of_a_rule),
 		cmocka_unit_test(what_counts_as_a_rule),
+		cmocka_unit_test(more_rules_than_the_cap),
 		cmocka_unit_test(edit_text),
 	};
 	return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);
