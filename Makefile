@@ -66,7 +66,8 @@ $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 # It links only these objects (their own archive) and inih and zlib: the hook calling
 # anything else of lib/ (liblxc, libkmod, libblkid, json-c behind it) fails the link.
 HOOK_LIB_SRC := $(addprefix lib/,cgroup.c child.c ctconf.c escape.c hmm.c hook.c hookuvm.c log.c \
-	host.c lxcconf.c modules.c mount.c nodes.c parse.c paths.c plan.c select.c trust.c util.c uvm.c)
+	host.c lxcconf.c modules.c mount.c nodes.c nvidia.c parse.c paths.c plan.c trust.c util.c uvm.c \
+	vendor.c)
 HOOK_LIB_OBJ := $(HOOK_LIB_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/libgp-hook.a: $(HOOK_LIB_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

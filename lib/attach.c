@@ -131,7 +131,6 @@ static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struct gp_plan *plan)
 {
 	struct gp_host host;
-	bool chosen[GP_MAX_GPUS];
 	int r;
 
 	/* Keep the ini's other keys; --gpus and --caps replace only the selection. */
@@ -153,9 +152,7 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	r = gp_host_read(o->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;
-	r = gp_select_gpus(conf->devices, &host, NULL, chosen);
-	if (r == 0)
-		r = gp_plan_build(o->root, &host, chosen, conf->caps, NULL, plan);
+	r = gp_plan_for_conf(o->root, &host, conf, GP_WHERE_NONE, NULL, plan);
 	gp_host_free(&host);
 	return r;
 }

@@ -144,7 +144,6 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 {
 	_cleanup_free_ char *path = NULL, *buf = NULL;
 	struct gp_log_capture quiet;
-	bool chosen[GP_MAX_GPUS];
 	struct gp_plan plan;
 	int r;
 
@@ -153,9 +152,7 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 		return;
 	/* A selection that fails today is another finding's: no plan, nothing to compare. */
 	gp_log_capture_start(&quiet);
-	r = gp_select_gpus(conf->devices, &ctx->host, NULL, chosen);
-	if (r == 0)
-		r = gp_plan_build(ctx->root, &ctx->host, chosen, conf->caps, NULL, &plan);
+	r = gp_plan_for_conf(ctx->root, &ctx->host, conf, GP_WHERE_NONE, NULL, &plan);
 	gp_log_capture_stop(&quiet);
 	if (r < 0)
 		return;

@@ -77,15 +77,7 @@ int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct
 static int build_plan(const char *root, const struct gp_ctconf *conf, const struct gp_host *host,
 		      struct gp_plan *plan)
 {
-	bool chosen[GP_MAX_GPUS];
-	char where[600];
-	int r;
-
-	snprintf(where, sizeof(where), "%s:%u", conf->path, conf->devices_line);
-	r = gp_select_gpus(conf->devices, host, where, chosen);
-	if (r == 0)
-		r = gp_plan_build(root, host, chosen, conf->caps, conf->path, plan);
-	return r;
+	return gp_plan_for_conf(root, host, conf, GP_WHERE_LINE, NULL, plan);
 }
 
 static int write_plan(const char *root, const char *name, const struct gp_plan *plan)

@@ -57,6 +57,7 @@ struct gp_kconfig {
 	const char *source; /* the file it was read from, or NULL */
 };
 
+/* The host as the NVIDIA driver shows it; vendor.h's gp_vendor_nvidia plans from it. */
 struct gp_host {
 	bool driver_loaded;
 	char version[32];

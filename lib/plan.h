@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/plan.c. */
 #ifndef GP_PLAN_H
 #define GP_PLAN_H
 
@@ -9,9 +10,11 @@
 
 #define GP_PLAN_MAX_NODES 160
 
+struct gp_ctconf;
+
 /* One device node of a start: its name under /dev, its number and its host mode. */
 struct gp_node {
-	char name[64]; /* nvidia0, nvidiactl, nvidia-uvm, nvidia-caps/nvidia-cap3 */
+	char name[64]; /* as its vendor names it: nvidia0, nvidia-caps/nvidia-cap3 */
 	unsigned int major, minor;
 	unsigned int mode, uid, gid;
 };
@@ -29,27 +32,31 @@ int gp_plan_error(int ret, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
- * Resolves a selector list ("all", indexes, GPU-UUIDs, PCI addresses, comma-separated)
- * against the host. chosen[i] is set for host->gpus[i]. A refusal is said once (one
- * line saying what and what to do, after where) and gives -EINVAL.
+ * Adds a copy of node (its mode cut to 07777) unless the plan holds one of that name: 0.
+ * A full plan (GP_PLAN_MAX_NODES) is said after where and gives -E2BIG.
  */
-int gp_select_gpus(const char *spec, const struct gp_host *host, const char *where,
-		   bool chosen[GP_MAX_GPUS]);
+int gp_plan_add(struct gp_plan *plan, const struct gp_node *node, const char *where);
+
+/* Where gp_plan_for_conf's refusals point: the caller's choice, as each said it before. */
+enum gp_conf_where {
+	GP_WHERE_NONE, /* nothing: the selection may not be the ini's (attach --gpus) */
+	GP_WHERE_FILE, /* "path: " */
+	GP_WHERE_LINE, /* "path:devices_line: " for the selectors, "path: " for the rest */
+};
 
 /*
- * Builds the plan: nvidiactl, the chosen GPUs' /dev/nvidiaN (N = device minor),
- * nvidia-uvm, nvidia-uvm-tools and the nodes of caps ("mig-config", "mig-monitor",
- * "gpuM/giG", "gpuM/giG/ciC"). root is read for the caps' modes. A refusal is said
- * once, after where: -EINVAL, or -E2BIG for more than GP_PLAN_MAX_NODES nodes.
+ * An ini's selection (conf->devices, conf->caps) against the host, through the host's
+ * vendor (vendor.h): chosen[i] for host->gpus[i] (chosen may be NULL) and the plan of
+ * a start. root is read for the nodes' modes. A refusal is said once: -EINVAL, or
+ * -E2BIG for more than GP_PLAN_MAX_NODES nodes.
  */
-int gp_plan_build(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
-		  const char *caps, const char *where, struct gp_plan *plan);
+int gp_plan_for_conf(const char *root, const struct gp_host *host, const struct gp_ctconf *conf,
+		     enum gp_conf_where where, bool chosen[GP_MAX_GPUS], struct gp_plan *plan);
 
 /*
- * Every node the host should have for containers: nvidiactl, each GPU, nvidia-uvm(-tools)
- * when uvm is loaded, the MIG config and monitor caps, and the access caps of each GPU
- * and compute instance that exists (as /proc/driver/nvidia/capabilities lists them).
- * Says nothing but a full plan (-E2BIG); a host without the driver gives no nodes.
+ * Every node the host should have for containers, as its vendor says (for NVIDIA:
+ * nvidiactl, each GPU, nvidia-uvm(-tools), the MIG caps that exist). Says nothing but
+ * a full plan (-E2BIG); a host without the driver gives no nodes.
  */
 int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan);
 
@@ -57,7 +64,7 @@ int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *pl
 char *gp_plan_format(const struct gp_plan *plan);
 int gp_plan_parse(const char *buf, struct gp_plan *plan);
 
-/* True when name is one that a plan may hold (the names above, nothing else). */
+/* True when name is one that some vendor's plan may hold (vendor.h), nothing else. */
 bool gp_node_name_is_valid(const char *name);
 
 #endif

@@ -41,11 +41,7 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 		return -EIO;
 	if (!p->attached)
 		return gp_plan_all(cli->root, &p->host, &p->plan);
-	r = gp_select_gpus(p->conf.devices, &p->host, p->conf.path, p->chosen);
-	if (r == 0)
-		r = gp_plan_build(cli->root, &p->host, p->chosen, p->conf.caps, p->conf.path,
-				  &p->plan);
-	return r;
+	return gp_plan_for_conf(cli->root, &p->host, &p->conf, GP_WHERE_FILE, p->chosen, &p->plan);
 }
 
 static void judge_hmm(const struct gp_cli *cli, struct probe_ctx *p, struct gp_hmm *hmm)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Selectors and the plan of a start. */
+/* Selectors and the plan of a start, through the NVIDIA provider. */
 #include "unit.h"
 
 #include "host.h"
 #include "log.h"
 #include "plan.h"
+#include "vendor.h"
 
 static struct gp_host quad, h200, uvmoff;
 
@@ -44,7 +45,7 @@ static int select_gpus(const char *spec, const struct gp_host *host, bool *chose
 	int r;
 
 	gp_log_capture_start(&said);
-	r = gp_select_gpus(spec, host, NULL, chosen);
+	r = gp_vendor_nvidia.select(spec, host, NULL, chosen);
 	gp_log_capture_stop(&said);
 	return r;
 }
@@ -55,7 +56,7 @@ static int plan_build(const char *root, const struct gp_host *host, const bool *
 	int r;
 
 	gp_log_capture_start(&said);
-	r = gp_plan_build(root, host, chosen, caps, NULL, plan);
+	r = gp_vendor_nvidia.plan(root, host, chosen, caps, NULL, plan);
 	gp_log_capture_stop(&said);
 	return r;
 }
@@ -146,7 +147,7 @@ static void refusal_said_once_after_where(void **state)
 
 	(void)state;
 	gp_log_capture_start(&c);
-	r = gp_select_gpus("4", &quad, "ct.ini:2", chosen);
+	r = gp_vendor_nvidia.select("4", &quad, "ct.ini:2", chosen);
 	gp_log_capture_stop(&c);
 	assert_int_equal(r, -EINVAL);
 	assert_int_equal(c.count, 1);
@@ -154,7 +155,7 @@ static void refusal_said_once_after_where(void **state)
 	    c.text, "ct.ini:2: no GPU has index 4 (the host has GPUs 0-3; see gpu-provision host)");
 	assert_int_equal(select_gpus("all", &uvmoff, chosen), 0);
 	gp_log_capture_start(&c);
-	r = gp_plan_build(NULL, &uvmoff, chosen, "", "ct.ini", &p);
+	r = gp_vendor_nvidia.plan(NULL, &uvmoff, chosen, "", "ct.ini", &p);
 	gp_log_capture_stop(&c);
 	assert_int_equal(r, -EINVAL);
 	assert_int_equal(c.count, 1);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/vendor.c; each provider in its own file: gp_vendor_nvidia in lib/nvidia.c. */
+#ifndef GP_VENDOR_H
+#define GP_VENDOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "host.h"
+#include "plan.h"
+
+/*
+ * One device vendor: what turns the host into the device part of a plan (which nodes,
+ * which majors, what a selector means, which node names are valid). The plan (plan.h)
+ * and its users know no vendor; they ask this table. Every refusal is said once, after
+ * where (as gp_plan_error does; NULL for none).
+ */
+struct gp_vendor {
+	const char *name;
+	/* Resolves a selector list against host->gpus: chosen[i] for host->gpus[i]. 0, -EINVAL. */
+	int (*select)(const char *spec, const struct gp_host *host, const char *where,
+		      bool chosen[GP_MAX_GPUS]);
+	/*
+	 * The plan of a start: the chosen GPUs' nodes, the ones they need besides, and those
+	 * caps names (root is read for their modes). 0, -EINVAL, -E2BIG.
+	 */
+	int (*plan)(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
+		    const char *caps, const char *where, struct gp_plan *plan);
+	/* Every node the host should have for containers. Says nothing but -E2BIG. */
+	int (*plan_all)(const char *root, const struct gp_host *host, struct gp_plan *plan);
+	/* True for a name under /dev that this vendor's plans hold, exactly as it writes it. */
+	bool (*node_name_is_valid)(const char *name);
+};
+
+extern const struct gp_vendor gp_vendor_nvidia;
+
+/*
+ * The vendor of the GPUs a host view holds; static storage, never NULL. struct gp_host is
+ * what the NVIDIA driver shows, so today that is gp_vendor_nvidia.
+ */
+const struct gp_vendor *gp_vendor_for_host(const struct gp_host *host);
+
+/* The i-th vendor this build knows (node names are checked against all): NULL past the last. */
+const struct gp_vendor *gp_vendor_nth(size_t i);
+
+#endif
