@@ -20,8 +20,6 @@
 int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *confdir,
 		      const char *lxcpath, bool pve)
 {
-	struct gp_nvml nvml = { .status = -ENOENT };
-	struct kmod_ctx *k;
 	int r;
 
 	memset(ctx, 0, sizeof(*ctx));
@@ -29,16 +27,9 @@ int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *co
 	ctx->confdir = confdir;
 	ctx->lxcpath = lxcpath;
 	ctx->pve = pve;
-	r = gp_host_read(root, GP_HOST_ALL, &ctx->host);
+	r = gp_host_state_read(root, GP_STATE_NVML, &ctx->hs);
 	if (r < 0)
 		return r;
-	k = gp_kmod_new(root, ctx->host.kernel_release);
-	gp_modules_read(root, k, &ctx->mods);
-	gp_kmod_free(k);
-	if (!root && ctx->host.driver_loaded)
-		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
-	ctx->kmsg = gp_kmsg_read(root);
-	gp_hmm_judge(&ctx->host, &ctx->mods, &nvml, ctx->kmsg, &ctx->hmm);
 	ctx->layout = gp_cgroup_layout();
 	gp_read_file_at(root, "/proc/cmdline", 65536, &ctx->cmdline, NULL);
 	return 0;
@@ -46,15 +37,14 @@ int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *co
 
 void gp_check_ctx_free(struct gp_check_ctx *ctx)
 {
-	gp_host_free(&ctx->host);
-	free(ctx->kmsg);
+	gp_host_state_free(&ctx->hs);
 	free(ctx->cmdline);
 }
 
 static void check_gpus(const struct gp_check_ctx *ctx, struct gp_findings *f)
 {
-	for (size_t i = 0; i < ctx->host.ngpus; i++) {
-		const struct gp_gpu *g = &ctx->host.gpus[i];
+	for (size_t i = 0; i < ctx->hs.host.ngpus; i++) {
+		const struct gp_gpu *g = &ctx->hs.host.gpus[i];
 		struct gp_finding *x;
 
 		if (!g->excluded || !(x = gp_findings_add(f, GP_FINDING_GPU_EXCLUDED)))
@@ -95,7 +85,7 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 	const char *dirs[] = { "/lib/firmware", "/usr/lib/firmware", custom };
 	struct gp_finding *x;
 
-	if (ctx->host.flavor != GP_FLAVOR_OPEN)
+	if (ctx->hs.host.flavor != GP_FLAVOR_OPEN)
 		return;
 	for (size_t i = 0; i < GP_ARRAY_SIZE(dirs); i++) {
 		_cleanup_free_ char *rel = NULL, *pattern = NULL;
@@ -104,7 +94,7 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 
 		if (!dirs[i])
 			continue;
-		if (asprintf(&rel, "%s/nvidia/%s/gsp_*.bin", dirs[i], ctx->host.version) < 0 ||
+		if (asprintf(&rel, "%s/nvidia/%s/gsp_*.bin", dirs[i], ctx->hs.host.version) < 0 ||
 		    !(pattern = gp_path(ctx->root, rel)))
 			return;
 		found = glob(pattern, 0, NULL, &g) == 0;
@@ -116,16 +106,16 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 	x = gp_findings_add(f, GP_FINDING_GSP_FIRMWARE_MISSING);
 	if (!x)
 		return;
-	GP_SET(x->summary, "no GSP firmware files for %s on disk", ctx->host.version);
+	GP_SET(x->summary, "no GSP firmware files for %s on disk", ctx->hs.host.version);
 	GP_SET(x->evidence,
 	       "no nvidia/%s/gsp_*.bin under /lib/firmware, /usr/lib/firmware%s%s; GPU 0 "
 	       "reports GPU Firmware: %s",
-	       ctx->host.version, custom ? " or " : "", custom ? custom : "",
-	       ctx->host.ngpus ? ctx->host.gpus[0].firmware : "-");
+	       ctx->hs.host.version, custom ? " or " : "", custom ? custom : "",
+	       ctx->hs.host.ngpus ? ctx->hs.host.gpus[0].firmware : "-");
 	GP_SET(x->fix,
 	       "install the firmware package of driver %s (the open module does not load "
 	       "without it at the next boot)",
-	       ctx->host.version);
+	       ctx->hs.host.version);
 }
 
 static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
@@ -134,17 +124,17 @@ static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	char ev[512] = "";
 	size_t len = 0;
 
-	if (!ctx->host.majors.uvm && (x = gp_findings_add(f, GP_FINDING_UVM_NOT_LOADED))) {
+	if (!ctx->hs.host.majors.uvm && (x = gp_findings_add(f, GP_FINDING_UVM_NOT_LOADED))) {
 		GP_SET(x->summary, "nvidia_uvm is not loaded: CUDA cannot initialise anywhere");
 		GP_SET(x->evidence, "no nvidia-uvm line in /proc/devices");
 		GP_SET(x->fix, "gpu-provision prepare  (loads it as the [uvm] policy wants)");
 	}
-	if (ctx->hmm.active != GP_YES || !(x = gp_findings_add(f, GP_FINDING_HMM_ACTIVE)))
+	if (ctx->hs.hmm.active != GP_YES || !(x = gp_findings_add(f, GP_FINDING_HMM_ACTIVE)))
 		return;
-	for (size_t i = 0; i < ctx->hmm.n && len < sizeof(ev); i++)
+	for (size_t i = 0; i < ctx->hs.hmm.n && len < sizeof(ev); i++)
 		len += (size_t)snprintf(ev + len, sizeof(ev) - len, "%s%s", i ? "; " : "",
-					ctx->hmm.evidence[i]);
-	GP_SET(x->summary, "HMM is active in nvidia_uvm (from %s)", ctx->hmm.source);
+					ctx->hs.hmm.evidence[i]);
+	GP_SET(x->summary, "HMM is active in nvidia_uvm (from %s)", ctx->hs.hmm.source);
 	GP_SET(x->evidence, "%s", ev);
 	GP_SET(x->fix,
 	       "gpu-provision prepare --persist, then reload nvidia_uvm (gpu-provision prepare "
@@ -197,7 +187,7 @@ static void check_host_nodes(const struct gp_check_ctx *ctx, struct gp_findings 
 {
 	struct gp_plan plan;
 
-	if (gp_plan_all(ctx->root, &ctx->host, &plan) < 0)
+	if (gp_plan_all(ctx->root, &ctx->hs.host, &plan) < 0)
 		return;
 	for (size_t i = 0; i < plan.n; i++)
 		host_node_finding(ctx, &plan.nodes[i], f);
@@ -262,7 +252,7 @@ static void check_daemons(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		GP_SET(x->fix,
 		       "install nvidia-fabricmanager %s and systemctl enable --now "
 		       "nvidia-fabricmanager",
-		       ctx->host.version);
+		       ctx->hs.host.version);
 	}
 }
 
@@ -278,7 +268,7 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 {
 	struct gp_finding *x;
 
-	if (ctx->hmm.would_be_active == GP_YES && ctx->cmdline &&
+	if (ctx->hs.hmm.would_be_active == GP_YES && ctx->cmdline &&
 	    !strstr(ctx->cmdline, "nokaslr") && (x = gp_findings_add(f, GP_FINDING_NOKASLR_HINT))) {
 		GP_SET(x->summary, "HMM would be active, and the kernel runs with KASLR");
 		GP_SET(x->evidence, "/proc/cmdline has no nokaslr");
@@ -286,8 +276,8 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		       "keep uvm_disable_hmm=1 (gpu-provision prepare --persist), or add nokaslr "
 		       "to the kernel command line");
 	}
-	for (size_t i = 0; ctx->kmsg && i < GP_ARRAY_SIZE(kmsg_signatures); i++) {
-		const char *hit = strstr(ctx->kmsg, kmsg_signatures[i]);
+	for (size_t i = 0; ctx->hs.kmsg && i < GP_ARRAY_SIZE(kmsg_signatures); i++) {
+		const char *hit = strstr(ctx->hs.kmsg, kmsg_signatures[i]);
 		const char *eol = hit ? strchr(hit, '\n') : NULL;
 
 		if (!hit || !(x = gp_findings_add(f, GP_FINDING_KMSG_SIGNATURE)))
@@ -324,7 +314,7 @@ void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	struct gp_finding *x;
 
 	check_hostconf(ctx, f);
-	if (!ctx->host.driver_loaded) {
+	if (!ctx->hs.host.driver_loaded) {
 		if ((x = gp_findings_add(f, GP_FINDING_DRIVER_MISSING))) {
 			GP_SET(x->summary, "the NVIDIA driver is not loaded");
 			GP_SET(x->evidence, "no /proc/driver/nvidia/version");

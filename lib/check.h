@@ -7,9 +7,7 @@
 
 #include "cgroup.h"
 #include "findings.h"
-#include "hmm.h"
-#include "host.h"
-#include "modules.h"
+#include "hoststate.h"
 
 /* What every check reads once. */
 struct gp_check_ctx {
@@ -17,11 +15,8 @@ struct gp_check_ctx {
 	const char *confdir;
 	const char *lxcpath;
 	bool pve;
-	struct gp_host host;
-	struct gp_modules mods;
-	struct gp_hmm hmm;
+	struct gp_host_state hs;
 	enum gp_cg_layout layout;
-	char *kmsg;
 	char *cmdline;
 };
 

@@ -152,7 +152,7 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 		return;
 	/* A selection that fails today is another finding's: no plan, nothing to compare. */
 	gp_log_capture_start(&quiet);
-	r = gp_plan_for_conf(ctx->root, &ctx->host, conf, GP_WHERE_NONE, NULL, &plan);
+	r = gp_plan_for_conf(ctx->root, &ctx->hs.host, conf, GP_WHERE_NONE, NULL, &plan);
 	gp_log_capture_stop(&quiet);
 	if (r < 0)
 		return;
@@ -170,7 +170,7 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 		       minor);
 		GP_SET(x->evidence,
 		       "%s (written by attach); today nvidia-uvm is %u, nvidia-caps %u", l,
-		       ctx->host.majors.uvm, ctx->host.majors.caps);
+		       ctx->hs.host.majors.uvm, ctx->hs.host.majors.caps);
 		GP_SET(x->fix, "gpu-provision sync %s  (rewrites the rules for today's majors)",
 		       name);
 	}
@@ -226,14 +226,14 @@ static void check_entries(const struct gp_check_ctx *ctx, const struct entries *
 			       name);
 		}
 	}
-	if (unpriv && ctx->host.driver_loaded && (ctx->host.params.mode & 0006) != 0006 &&
+	if (unpriv && ctx->hs.host.driver_loaded && (ctx->hs.host.params.mode & 0006) != 0006 &&
 	    (x = gp_findings_add(f, GP_FINDING_UNPRIVILEGED_NODE_MODE))) {
 		GP_SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
-		       ctx->host.params.mode, ctx->host.params.gid);
+		       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
 		GP_SET(x->evidence,
 		       "/proc/driver/nvidia/params: DeviceFileMode %u, DeviceFileGID %u; "
 		       "the host group is not mapped into the container",
-		       ctx->host.params.mode, ctx->host.params.gid);
+		       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
 		GP_SET(x->fix,
 		       "options nvidia NVreg_DeviceFileMode=0666 in modprobe.d, or map that group "
 		       "into the container (lxc.idmap g ...)");

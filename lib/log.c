@@ -84,6 +84,18 @@ int gp_error_errno(int ret, const char *fmt, ...)
 	return ret;
 }
 
+int gp_error_at(int ret, const char *where, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gp_error("%s%s%s", where ? where : "", where ? ": " : "", msg);
+	return ret;
+}
+
 void gp_log_capture_start(struct gp_log_capture *c)
 {
 	c->text[0] = '\0';

@@ -25,6 +25,13 @@ void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gp_error_errno(int ret, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * Says an error after "where: " (a "file:line", nothing for NULL) and returns ret: the
+ * refusals of code that reads what a caller names, e.g. "return gp_error_at(-EINVAL, where, ...)".
+ */
+int gp_error_at(int ret, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
  * While a capture is started, errors and warnings are kept in it ("; "-joined, cut at
  * its size) instead of being printed; info lines are dropped. Captures nest: stop
  * restores the one before. For a command that reports a library's refusal as data.

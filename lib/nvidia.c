@@ -51,31 +51,31 @@ static int match_token(const char *tok, const struct gp_host *host, const char *
 		if (idx < host->ngpus)
 			return (int)idx;
 		describe_indexes(host, what, sizeof(what));
-		return gp_plan_error(-EINVAL, where,
-				     "no GPU has index %u (%s; see gpu-provision host)", idx, what);
+		return gp_error_at(-EINVAL, where,
+				   "no GPU has index %u (%s; see gpu-provision host)", idx, what);
 	}
 	if (strncasecmp(tok, "GPU-", 4) == 0) {
 		for (size_t i = 0; i < host->ngpus; i++)
 			if (strcasecmp(host->gpus[i].uuid, tok) == 0)
 				return (int)i;
-		return gp_plan_error(-EINVAL, where, "no GPU has UUID %s (see gpu-provision host)",
-				     tok);
+		return gp_error_at(-EINVAL, where, "no GPU has UUID %s (see gpu-provision host)",
+				   tok);
 	}
 	if (strncasecmp(tok, "MIG-", 4) == 0) {
-		return gp_plan_error(-EINVAL, where,
-				     "%s is a MIG device: select its GPU and give the instance "
-				     "with caps = gpuM/giG/ciC",
-				     tok);
+		return gp_error_at(-EINVAL, where,
+				   "%s is a MIG device: select its GPU and give the instance "
+				   "with caps = gpuM/giG/ciC",
+				   tok);
 	}
 	if (looks_like_pci(tok)) {
 		normalize_pci(tok, pci, sizeof(pci));
 		for (size_t i = 0; i < host->ngpus; i++)
 			if (strcmp(host->gpus[i].pci, pci) == 0)
 				return (int)i;
-		return gp_plan_error(-EINVAL, where,
-				     "no GPU at PCI address %s (see gpu-provision host)", pci);
+		return gp_error_at(-EINVAL, where,
+				   "no GPU at PCI address %s (see gpu-provision host)", pci);
 	}
-	return gp_plan_error(
+	return gp_error_at(
 	    -EINVAL, where,
 	    "\"%s\" is not a GPU selector; use all, an index, a GPU-UUID or a PCI address", tok);
 }
@@ -83,11 +83,11 @@ static int match_token(const char *tok, const struct gp_host *host, const char *
 static int select_all(const char *spec, const struct gp_host *host, const char *where, bool *chosen)
 {
 	if (strcmp(spec, "all") != 0)
-		return gp_plan_error(-EINVAL, where,
-				     "\"all\" cannot be combined with other selectors");
+		return gp_error_at(-EINVAL, where,
+				   "\"all\" cannot be combined with other selectors");
 	if (host->ngpus == 0)
-		return gp_plan_error(-EINVAL, where,
-				     "\"all\" selects nothing: the host has no NVIDIA GPU");
+		return gp_error_at(-EINVAL, where,
+				   "\"all\" selects nothing: the host has no NVIDIA GPU");
 	for (size_t i = 0; i < host->ngpus; i++)
 		chosen[i] = true;
 	return 0;
@@ -102,8 +102,8 @@ static int select_gpus(const char *spec, const struct gp_host *host, const char 
 
 	memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
 	if (strlen(spec) >= sizeof(copy))
-		return gp_plan_error(-EINVAL, where, "selector list longer than %zu characters",
-				     sizeof(copy) - 1);
+		return gp_error_at(-EINVAL, where, "selector list longer than %zu characters",
+				   sizeof(copy) - 1);
 	snprintf(copy, sizeof(copy), "%s", spec);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int i;
@@ -115,15 +115,15 @@ static int select_gpus(const char *spec, const struct gp_host *host, const char 
 		if (i < 0)
 			return i;
 		if (chosen[i])
-			return gp_plan_error(-EINVAL, where,
-					     "GPU %d (%s) is selected twice; \"%s\" repeats it", i,
-					     host->gpus[i].uuid, tok);
+			return gp_error_at(-EINVAL, where,
+					   "GPU %d (%s) is selected twice; \"%s\" repeats it", i,
+					   host->gpus[i].uuid, tok);
 		chosen[i] = true;
 		picked++;
 	}
 	if (picked == 0)
-		return gp_plan_error(
-		    -EINVAL, where, "no GPU selected; give all, an index, a UUID or a PCI address");
+		return gp_error_at(-EINVAL, where,
+				   "no GPU selected; give all, an index, a UUID or a PCI address");
 	return 0;
 }
 
@@ -169,13 +169,13 @@ static int add_cap(const char *root, const struct gp_host *host, const char *cap
 	int minor = gp_caps_lookup(&host->caps, capname);
 
 	if (minor < 0)
-		return gp_plan_error(
+		return gp_error_at(
 		    -EINVAL, where,
 		    "MIG capability \"%s\" is not in /proc/driver/nvidia-caps/mig-minors", capname);
 	if (!host->majors.caps)
-		return gp_plan_error(-EINVAL, where,
-				     "no \"nvidia-caps\" major in /proc/devices; is the driver "
-				     "loaded with MIG support?");
+		return gp_error_at(-EINVAL, where,
+				   "no \"nvidia-caps\" major in /proc/devices; is the driver "
+				   "loaded with MIG support?");
 	snprintf(node, sizeof(node), "nvidia-caps/nvidia-cap%d", minor);
 	return add_node(plan, where, node, host->majors.caps, (unsigned int)minor,
 			cap_mode(root, capname), &(struct gp_params){ .uid = 0, .gid = 0 });
@@ -203,15 +203,15 @@ static int add_caps_token(const char *root, const struct gp_host *host, const bo
 		return add_cap(root, host, "monitor", where, plan);
 	r = sscanf(tok, "gpu%u/gi%u/ci%u%c", &gpu, &gi, &ci, &extra);
 	if (r < 2 || r == 4 || (r == 2 && sscanf(tok, "gpu%u/gi%u%c", &gpu, &gi, &extra) == 3))
-		return gp_plan_error(
+		return gp_error_at(
 		    -EINVAL, where,
 		    "\"%s\" is not a cap; use mig-config, mig-monitor, gpuM/giG or gpuM/giG/ciC",
 		    tok);
 	if (!gpu_minor_chosen(host, chosen, gpu))
-		return gp_plan_error(-EINVAL, where,
-				     "cap \"%s\" names the GPU with device minor %u, which is not "
-				     "selected in devices",
-				     tok, gpu);
+		return gp_error_at(-EINVAL, where,
+				   "cap \"%s\" names the GPU with device minor %u, which is not "
+				   "selected in devices",
+				   tok, gpu);
 	snprintf(name, sizeof(name), "gpu%u/gi%u/access", gpu, gi);
 	r = add_cap(root, host, name, where, plan);
 	if (r < 0)
@@ -242,13 +242,13 @@ static int add_caps(const char *root, const struct gp_host *host, const bool *ch
 static int check_driver(const struct gp_host *host, const char *where)
 {
 	if (!host->driver_loaded)
-		return gp_plan_error(-EINVAL, where,
-				     "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
-				     "version); load it with: modprobe nvidia");
+		return gp_error_at(-EINVAL, where,
+				   "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
+				   "version); load it with: modprobe nvidia");
 	if (!host->majors.uvm)
-		return gp_plan_error(-EINVAL, where,
-				     "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
-				     "; CUDA needs it: modprobe nvidia_uvm");
+		return gp_error_at(-EINVAL, where,
+				   "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
+				   "; CUDA needs it: modprobe nvidia_uvm");
 	return 0;
 }
 

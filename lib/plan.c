@@ -3,7 +3,6 @@
  * The plan of one start: exactly which nodes, with which numbers. It knows no vendor:
  * which nodes a host and an ini give, and which names are valid, it asks vendor.h.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,26 +12,13 @@
 #include "util.h"
 #include "vendor.h"
 
-int gp_plan_error(int ret, const char *where, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	gp_error("%s%s%s", where ? where : "", where ? ": " : "", msg);
-	return ret;
-}
-
 int gp_plan_add(struct gp_plan *plan, const struct gp_node *node, const char *where)
 {
 	for (size_t i = 0; i < plan->n; i++)
 		if (strcmp(plan->nodes[i].name, node->name) == 0)
 			return 0;
 	if (plan->n == GP_PLAN_MAX_NODES)
-		return gp_plan_error(-E2BIG, where, "more than %d nodes planned",
-				     GP_PLAN_MAX_NODES);
+		return gp_error_at(-E2BIG, where, "more than %d nodes planned", GP_PLAN_MAX_NODES);
 	plan->nodes[plan->n] = *node;
 	plan->nodes[plan->n].mode &= 07777;
 	plan->n++;

@@ -25,13 +25,6 @@ struct gp_plan {
 };
 
 /*
- * Says an error of a selection or a plan once, after "where: " (the ini's "path:line";
- * nothing for NULL), and returns ret: "return gp_plan_error(-EINVAL, where, ...)".
- */
-int gp_plan_error(int ret, const char *where, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/*
  * Adds a copy of node (its mode cut to 07777) unless the plan holds one of that name: 0.
  * A full plan (GP_PLAN_MAX_NODES) is said after where and gives -E2BIG.
  */
@@ -40,7 +33,6 @@ int gp_plan_add(struct gp_plan *plan, const struct gp_node *node, const char *wh
 /* Where gp_plan_for_conf's refusals point: the caller's choice, as each said it before. */
 enum gp_conf_where {
 	GP_WHERE_NONE, /* nothing: the selection may not be the ini's (attach --gpus) */
-	GP_WHERE_FILE, /* "path: " */
 	GP_WHERE_LINE, /* "path:devices_line: " for the selectors, "path: " for the rest */
 };
 

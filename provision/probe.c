@@ -7,16 +7,16 @@
 #include "commands.h"
 #include "ctconf.h"
 #include "diagnose.h"
-#include "hmm.h"
+#include "exitcode.h"
+#include "hoststate.h"
 #include "inventory.h"
-#include "modules.h"
 #include "paths.h"
 #include "probe.h"
 #include "util.h"
 
 struct probe_ctx {
 	struct gp_ctconf conf;
-	struct gp_host host;
+	struct gp_host_state hs; /* the host read first; the rest when a result needs HMM */
 	struct gp_plan plan;
 	bool chosen[GP_MAX_GPUS];
 	bool attached;
@@ -37,25 +37,12 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 	if (!p->attached)
 		p->conf = host_conf;
 	gp_ctconf_merge_host(&p->conf, &host_conf);
-	if (gp_host_read(cli->root, GP_HOST_MIG, &p->host) < 0)
+	if (gp_host_read(cli->root, GP_HOST_MIG, &p->hs.host) < 0)
 		return -EIO;
 	if (!p->attached)
-		return gp_plan_all(cli->root, &p->host, &p->plan);
-	return gp_plan_for_conf(cli->root, &p->host, &p->conf, GP_WHERE_FILE, p->chosen, &p->plan);
-}
-
-static void judge_hmm(const struct gp_cli *cli, struct probe_ctx *p, struct gp_hmm *hmm)
-{
-	struct gp_nvml nvml = { .status = -ENOENT };
-	struct gp_modules mods;
-	char *kmsg = gp_kmsg_read(cli->root);
-
-	gp_host_read_kconfig(cli->root, &p->host);
-	gp_modules_read_tree(cli->root, &mods);
-	if (gp_root_is_host(cli->root) && p->host.driver_loaded)
-		gp_nvml_addressing(GP_NVML_TIMEOUT_MS, &nvml);
-	gp_hmm_judge(&p->host, &mods, &nvml, kmsg, hmm);
-	free(kmsg);
+		return gp_plan_all(cli->root, &p->hs.host, &p->plan);
+	return gp_plan_for_conf(cli->root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
+				&p->plan);
 }
 
 static const char *status_name(enum gp_probe_status s)
@@ -132,15 +119,14 @@ int gp_cmd_probe(const struct gp_cli *cli)
 	struct probe_ctx *p = calloc(1, sizeof(*p));
 	struct gp_probe_result *r = calloc(1, sizeof(*r));
 	struct gp_findings *f = calloc(1, sizeof(*f));
-	struct gp_hmm hmm = { .active = GP_UNKNOWN };
 	struct gp_expect e;
 	char probe[PATH_MAX];
 	const char *name;
-	int timeout_ms, ret = 3;
+	int timeout_ms, ret = GP_EXIT_FAILED;
 
 	if (cli->nargs != 2 || !gp_name_is_valid(cli->args[1])) {
 		gp_error("usage: gpu-provision probe NAME [--timeout SECONDS] [--json]");
-		ret = 2;
+		ret = GP_EXIT_USAGE;
 		goto out;
 	}
 	name = cli->args[1];
@@ -153,10 +139,11 @@ int gp_cmd_probe(const struct gp_cli *cli)
 	timeout_ms = (int)(cli->timeout ? cli->timeout : p->conf.probe_timeout) * 1000;
 	if (gp_probe_run(cli->lxcpath, name, probe, &p->plan, timeout_ms, r) < 0)
 		goto out;
+	p->hs.hmm = (struct gp_hmm){ .active = GP_UNKNOWN };
 	if (gp_diagnose_needs_hmm(r))
-		judge_hmm(cli, p, &hmm);
-	e = (struct gp_expect){ name,	   p->attached, &p->plan,   &p->host,
-				p->chosen, &hmm,	timeout_ms, !gp_root_is_host(cli->root) };
+		gp_host_state_judge(cli->root, GP_STATE_NVML, &p->hs);
+	e = (struct gp_expect){ name,	   p->attached, &p->plan,   &p->hs.host,
+				p->chosen, &p->hs.hmm,	timeout_ms, !gp_root_is_host(cli->root) };
 	gp_diagnose(r, &e, f);
 	if (cli->json) {
 		struct json_object *o = result_json(name, r, f);
@@ -168,10 +155,10 @@ int gp_cmd_probe(const struct gp_cli *cli)
 		print_text(name, r, f);
 	}
 	gp_verdict_save(cli->root, name, status_name(r->status));
-	ret = r->status == GP_PROBE_OK ? 0 : 1;
+	ret = r->status == GP_PROBE_OK ? GP_EXIT_OK : GP_EXIT_PROBLEM;
 out:
 	if (p)
-		gp_host_free(&p->host);
+		gp_host_state_free(&p->hs);
 	free(p);
 	free(r);
 	free(f);
