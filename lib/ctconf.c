@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The per-container ini, read with inih; line numbers come from our own line reader. */
+/*
+ * The per-container ini, read with inih; line numbers come from our own line reader.
+ * Each key is one row of keys[]: reading, duplicates, the messages that list what is
+ * known, writing back and the host's defaults all go through that table.
+ */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <ini.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +15,234 @@
 #include "paths.h"
 #include "util.h"
 
+struct key;
+
+/* A kind of value (text, one of some words, seconds): how it is read, written, known set. */
+struct key_type {
+	/* Stores value in the key's field; false when the key does not take it. */
+	bool (*parse)(const struct key *k, struct gp_ctconf *c, const char *value);
+	/* The field as the ini writes it, in buf or in static storage. */
+	const char *(*text)(const struct key *k, const struct gp_ctconf *c, char *buf, size_t size);
+	/* Whether the ini gave it: only keys set are written back or left to the host. */
+	bool (*is_set)(const struct key *k, const struct gp_ctconf *c);
+	/* What to use instead of a refused value: "use ...". */
+	void (*hint)(const struct key *k, char *buf, size_t size);
+};
+
+/*
+ * One key of the ini. Offsets are into struct gp_ctconf; 0 (path's offset) means none.
+ * The rows of a section stay together: the writer heads each run with its [section].
+ */
+struct key {
+	struct gp_ctconf_key doc;
+	const struct key_type *type;
+	size_t field, size;	  /* the value */
+	size_t set;		  /* its bool "_set", where text cannot say (words, seconds) */
+	size_t line;		  /* its "_line": the line the value was on */
+	const char *const *words; /* the values taken, NULL-terminated; an enum's in its order */
+	unsigned int min, max;	  /* seconds */
+	const char *required;	  /* in a container's ini: what to say when it is missing */
+};
+
+_Static_assert(offsetof(struct gp_ctconf, path) == 0, "0 must be no key's offset");
+_Static_assert(sizeof(enum gp_hmm_policy) == sizeof(unsigned int) &&
+		   sizeof(enum gp_conflict) == sizeof(unsigned int),
+	       "word keys are stored as unsigned int");
+
+/* The field at a table's offset; a const conf is only read through it. */
+static char *at(const struct gp_ctconf *c, size_t off)
+{
+	return (char *)c + off;
+}
+
+/* Writes the NULL-terminated v as "a, b, c", or with last " or " as "a, b or c". */
+static void join(char *buf, size_t size, const char *const *v, const char *last, bool brackets)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; v[i] && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, brackets ? "%s[%s]" : "%s%s",
+					i == 0	   ? ""
+					: v[i + 1] ? ", "
+						   : last,
+					v[i]);
+}
+
+static bool find_word(const char *const *words, const char *value, unsigned int *index)
+{
+	for (unsigned int i = 0; words[i]; i++) {
+		if (strcmp(words[i], value) == 0) {
+			*index = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The word for an enum's value; the first (the default) for one out of range. */
+static const char *word_name(const char *const *words, unsigned int v)
+{
+	unsigned int i = 0;
+
+	while (words[i] && i < v)
+		i++;
+	return words[i] ? words[i] : words[0];
+}
+
+static void hint_words(const struct key *k, char *buf, size_t size)
+{
+	char list[128];
+
+	join(list, sizeof(list), k->words, " or ", false);
+	snprintf(buf, size, "use %s", list);
+}
+
+static bool parse_text(const struct key *k, struct gp_ctconf *c, const char *value)
+{
+	unsigned int i;
+
+	if (k->words && !find_word(k->words, value, &i))
+		return false;
+	snprintf(at(c, k->field), k->size, "%s", value);
+	return true;
+}
+
+static const char *text_text(const struct key *k, const struct gp_ctconf *c, char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	return at(c, k->field);
+}
+
+static bool text_is_set(const struct key *k, const struct gp_ctconf *c)
+{
+	return *at(c, k->field) != '\0';
+}
+
+static const struct key_type text_type = { parse_text, text_text, text_is_set, hint_words };
+
+static bool parse_word(const struct key *k, struct gp_ctconf *c, const char *value)
+{
+	return find_word(k->words, value, (unsigned int *)at(c, k->field));
+}
+
+static const char *word_text(const struct key *k, const struct gp_ctconf *c, char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	return word_name(k->words, *(unsigned int *)at(c, k->field));
+}
+
+static bool flag_is_set(const struct key *k, const struct gp_ctconf *c)
+{
+	return *(bool *)at(c, k->set);
+}
+
+static const struct key_type word_type = { parse_word, word_text, flag_is_set, hint_words };
+
+static bool parse_seconds(const struct key *k, struct gp_ctconf *c, const char *value)
+{
+	unsigned int v;
+
+	if (gp_parse_uint(value, &v) < 0 || v < k->min || v > k->max)
+		return false;
+	*(unsigned int *)at(c, k->field) = v;
+	return true;
+}
+
+static const char *seconds_text(const struct key *k, const struct gp_ctconf *c, char *buf,
+				size_t size)
+{
+	snprintf(buf, size, "%u", *(unsigned int *)at(c, k->field));
+	return buf;
+}
+
+static void hint_seconds(const struct key *k, char *buf, size_t size)
+{
+	snprintf(buf, size, "use whole seconds from %u to %u", k->min, k->max);
+}
+
+static const struct key_type seconds_type = { parse_seconds, seconds_text, flag_is_set,
+					      hint_seconds };
+
+static const char *const mode_words[] = { "hook", "devn", NULL };
+static const char *const hmm_words[] = {
+	[GP_HMM_AUTO] = "auto", [GP_HMM_YES] = "yes", [GP_HMM_NO] = "no", NULL
+};
+static const char *const conflict_words[] = {
+	[GP_CONFLICT_REFUSE] = "refuse", [GP_CONFLICT_WARN] = "warn", NULL
+};
+
+#define VALUE(f) .field = offsetof(struct gp_ctconf, f), .size = sizeof(((struct gp_ctconf *)0)->f)
+#define TEXT(f) .type = &text_type, VALUE(f)
+#define LINE(f) .line = offsetof(struct gp_ctconf, f)
+#define WORD(f, w)                                                                                 \
+	.type = &word_type, VALUE(f), .set = offsetof(struct gp_ctconf, f##_set), .words = w
+#define SECONDS(f, lo, hi)                                                                         \
+	.type = &seconds_type, VALUE(f), .set = offsetof(struct gp_ctconf, f##_set), .min = lo,    \
+	.max = hi
+
+/* .doc: section, key, default, an example other than the default, host may set it. */
+static const struct key keys[] = {
+	{ .doc = { "gpu", "devices", NULL, "GPU-1,0000:41:00.0", false },
+	  TEXT(devices),
+	  LINE(devices_line),
+	  .required = "add e.g. \"devices = 0\" or \"devices = all\"" },
+	{ .doc = { "gpu", "caps", NULL, "gpu1/gi1/ci0", false }, TEXT(caps), LINE(caps_line) },
+	{ .doc = { "gpu", "mode", NULL, "devn", false }, TEXT(mode), .words = mode_words },
+	{ .doc = { "uvm", "disable_hmm", "auto", "no", true }, WORD(disable_hmm, hmm_words) },
+	{ .doc = { "uvm", "on_conflict", "refuse", "warn", true },
+	  WORD(on_conflict, conflict_words) },
+	{ .doc = { "probe", "timeout", "30", "12", true }, SECONDS(probe_timeout, 1, 3600) },
+};
+
+#define NKEYS GP_ARRAY_SIZE(keys)
+
+const struct gp_ctconf_key *gp_ctconf_key(size_t i)
+{
+	return i < NKEYS ? &keys[i].doc : NULL;
+}
+
+static bool takes(enum gp_conf_kind kind, const struct key *k)
+{
+	return kind == GP_CONF_CONTAINER || k->doc.host;
+}
+
+/* Into v, NULL-terminated: the keys kind takes in section, or with none its sections. */
+static void names(enum gp_conf_kind kind, const char *section, const char **v)
+{
+	size_t n = 0;
+
+	for (const struct key *k = keys; k < keys + NKEYS; k++) {
+		if (!takes(kind, k))
+			continue;
+		if (section && strcmp(k->doc.section, section) == 0)
+			v[n++] = k->doc.name;
+		else if (!section && (n == 0 || strcmp(v[n - 1], k->doc.section) != 0))
+			v[n++] = k->doc.section;
+	}
+	v[n] = NULL;
+}
+
+static bool section_is_known(enum gp_conf_kind kind, const char *name)
+{
+	const char *v[NKEYS + 1];
+
+	names(kind, name, v);
+	return v[0] != NULL;
+}
+
+static const struct key *find_key(enum gp_conf_kind kind, const char *section, const char *name)
+{
+	for (const struct key *k = keys; k < keys + NKEYS; k++) {
+		if (takes(kind, k) && strcmp(k->doc.section, section) == 0 &&
+		    strcmp(k->doc.name, name) == 0)
+			return k;
+	}
+	return NULL;
+}
+
 struct reader {
 	const char *p;
 	const char *path;
@@ -17,7 +250,7 @@ struct reader {
 	struct gp_ctconf *conf;
 	bool failed;
 	enum gp_conf_kind kind;
-	bool seen[6];
+	bool seen[NKEYS];
 };
 
 static void __attribute__((format(printf, 2, 3))) fail(struct reader *r, const char *fmt, ...)
@@ -34,16 +267,11 @@ static void __attribute__((format(printf, 2, 3))) fail(struct reader *r, const c
 	gp_error("%s:%u: %s", r->path, r->line, msg);
 }
 
-static bool section_is_known(enum gp_conf_kind kind, const char *name)
-{
-	return (strcmp(name, "gpu") == 0 && kind == GP_CONF_CONTAINER) ||
-	       strcmp(name, "uvm") == 0 || strcmp(name, "probe") == 0;
-}
-
 /* inih only reports sections through keys; check every header here. */
 static void check_header(struct reader *r, const char *line)
 {
-	char copy[GP_CTCONF_MAX_LINE + 2];
+	char copy[GP_CTCONF_MAX_LINE + 2], known[128];
+	const char *v[NKEYS + 1];
 	char *s, *end;
 
 	snprintf(copy, sizeof(copy), "%s", line);
@@ -56,9 +284,11 @@ static void check_header(struct reader *r, const char *line)
 		return;
 	}
 	*end = '\0';
-	if (!section_is_known(r->kind, s + 1))
-		fail(r, "unknown section [%s]; known: %s[uvm], [probe]", s + 1,
-		     r->kind == GP_CONF_CONTAINER ? "[gpu], " : "");
+	if (!section_is_known(r->kind, s + 1)) {
+		names(r->kind, NULL, v);
+		join(known, sizeof(known), v, ", ", true);
+		fail(r, "unknown section [%s]; known: %s", s + 1, known);
+	}
 }
 
 static char *read_line(char *str, int num, void *stream)
@@ -83,115 +313,80 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-static int set_once(struct reader *r, int slot, const char *key)
+/* Stores one key's value as its row says; 1 for inih when it is taken. */
+static int set_key(struct reader *r, const struct key *k, const char *value)
 {
-	if (r->seen[slot]) {
-		fail(r, "duplicate key \"%s\"", key);
-		return -1;
-	}
-	r->seen[slot] = true;
-	return 0;
-}
+	char hint[128];
 
-static int set_gpu(struct reader *r, const char *name, const char *value)
-{
-	struct gp_ctconf *c = r->conf;
-
-	if (strcmp(name, "devices") == 0 && set_once(r, 0, name) == 0) {
-		snprintf(c->devices, sizeof(c->devices), "%s", value);
-		c->devices_line = r->line;
-	} else if (strcmp(name, "caps") == 0 && set_once(r, 1, name) == 0) {
-		snprintf(c->caps, sizeof(c->caps), "%s", value);
-		c->caps_line = r->line;
-	} else if (strcmp(name, "mode") == 0 && set_once(r, 5, name) == 0) {
-		if (strcmp(value, "hook") && strcmp(value, "devn"))
-			fail(r, "mode is \"%s\"; use hook or devn", value);
-		snprintf(c->mode, sizeof(c->mode), "%s", value);
-	} else if (strcmp(name, "devices") && strcmp(name, "caps") && strcmp(name, "mode")) {
-		fail(r, "unknown key \"%s\" in [gpu]; known: devices, caps, mode", name);
-	}
-	return r->failed ? 0 : 1;
-}
-
-static void set_disable_hmm(struct reader *r, const char *value)
-{
-	struct gp_ctconf *c = r->conf;
-
-	if (set_once(r, 2, "disable_hmm") < 0)
-		return;
-	c->disable_hmm_set = true;
-	if (strcmp(value, "auto") == 0)
-		c->disable_hmm = GP_HMM_AUTO;
-	else if (strcmp(value, "yes") == 0)
-		c->disable_hmm = GP_HMM_YES;
-	else if (strcmp(value, "no") == 0)
-		c->disable_hmm = GP_HMM_NO;
-	else
-		fail(r, "disable_hmm is \"%s\"; use auto, yes or no", value);
-}
-
-static void set_on_conflict(struct reader *r, const char *value)
-{
-	struct gp_ctconf *c = r->conf;
-
-	if (set_once(r, 4, "on_conflict") < 0)
-		return;
-	c->on_conflict_set = true;
-	if (strcmp(value, "refuse") == 0)
-		c->on_conflict = GP_CONFLICT_REFUSE;
-	else if (strcmp(value, "warn") == 0)
-		c->on_conflict = GP_CONFLICT_WARN;
-	else
-		fail(r, "on_conflict is \"%s\"; use refuse or warn", value);
-}
-
-static int set_uvm(struct reader *r, const char *name, const char *value)
-{
-	if (strcmp(name, "disable_hmm") == 0)
-		set_disable_hmm(r, value);
-	else if (strcmp(name, "on_conflict") == 0)
-		set_on_conflict(r, value);
-	else
-		fail(r, "unknown key \"%s\" in [uvm]; known: disable_hmm, on_conflict", name);
-	return r->failed ? 0 : 1;
-}
-
-static int set_probe(struct reader *r, const char *name, const char *value)
-{
-	if (strcmp(name, "timeout") != 0) {
-		fail(r, "unknown key \"%s\" in [probe]; known: timeout", name);
+	if (r->seen[k - keys]) {
+		fail(r, "duplicate key \"%s\"", k->doc.name);
 		return 0;
 	}
-	if (set_once(r, 3, name) < 0)
+	r->seen[k - keys] = true;
+	if (!k->type->parse(k, r->conf, value)) {
+		k->type->hint(k, hint, sizeof(hint));
+		fail(r, "%s is \"%s\"; %s", k->doc.name, value, hint);
 		return 0;
-	r->conf->probe_timeout_set = true;
-	if (gp_parse_uint(value, &r->conf->probe_timeout) < 0 || r->conf->probe_timeout == 0 ||
-	    r->conf->probe_timeout > 3600)
-		fail(r, "timeout is \"%s\"; use whole seconds from 1 to 3600", value);
-	return r->failed ? 0 : 1;
+	}
+	if (k->set)
+		*(bool *)at(r->conf, k->set) = true;
+	if (k->line)
+		*(unsigned int *)at(r->conf, k->line) = r->line;
+	return 1;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct reader *r = user;
+	const struct key *k;
+	const char *v[NKEYS + 1];
+	char known[128];
 
 	if (r->failed)
 		return 0;
-	if (strcmp(section, "gpu") == 0 && r->kind == GP_CONF_CONTAINER)
-		return set_gpu(r, name, value);
-	if (strcmp(section, "uvm") == 0)
-		return set_uvm(r, name, value);
-	if (strcmp(section, "probe") == 0)
-		return set_probe(r, name, value);
-	if (!*section)
-		fail(r, "key \"%s\" before any section; put it under [gpu], [uvm] or [probe]",
-		     name);
-	return 0;
+	if (!*section) {
+		/* Every section, for either kind: what this message has always said. */
+		names(GP_CONF_CONTAINER, NULL, v);
+		join(known, sizeof(known), v, " or ", true);
+		fail(r, "key \"%s\" before any section; put it under %s", name, known);
+		return 0;
+	}
+	if (!section_is_known(r->kind, section))
+		return 0; /* said at its header */
+	k = find_key(r->kind, section, name);
+	if (!k) {
+		names(r->kind, section, v);
+		join(known, sizeof(known), v, ", ", false);
+		fail(r, "unknown key \"%s\" in [%s]; known: %s", name, section, known);
+		return 0;
+	}
+	return set_key(r, k, value);
 }
 
 int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf)
 {
 	return gp_ctconf_parse_as(buf, path, GP_CONF_CONTAINER, conf);
+}
+
+static void set_defaults(struct gp_ctconf *conf)
+{
+	for (const struct key *k = keys; k < keys + NKEYS; k++) {
+		if (k->doc.def)
+			k->type->parse(k, conf, k->doc.def);
+	}
+}
+
+/* A container's ini must give its required keys; the first missing one is said. */
+static bool has_required(const char *path, const struct gp_ctconf *conf)
+{
+	for (const struct key *k = keys; k < keys + NKEYS; k++) {
+		if (k->required && !k->type->is_set(k, conf)) {
+			gp_error("%s: no \"%s\" in [%s]; %s", path, k->doc.name, k->doc.section,
+				 k->required);
+			return false;
+		}
+	}
+	return true;
 }
 
 int gp_ctconf_parse_as(const char *buf, const char *path, enum gp_conf_kind kind,
@@ -202,8 +397,7 @@ int gp_ctconf_parse_as(const char *buf, const char *path, enum gp_conf_kind kind
 
 	memset(conf, 0, sizeof(*conf));
 	snprintf(conf->path, sizeof(conf->path), "%s", path);
-	conf->disable_hmm = GP_HMM_AUTO;
-	conf->probe_timeout = 30;
+	set_defaults(conf);
 	if (strnlen(buf, GP_CTCONF_MAX_SIZE + 1) > GP_CTCONF_MAX_SIZE) {
 		gp_error("%s: larger than %d bytes", path, GP_CTCONF_MAX_SIZE);
 		return -EINVAL;
@@ -213,12 +407,8 @@ int gp_ctconf_parse_as(const char *buf, const char *path, enum gp_conf_kind kind
 		gp_error("%s:%d: expected \"key = value\" or \"[section]\"", path, line);
 		r.failed = true;
 	}
-	if (!r.failed && kind == GP_CONF_CONTAINER && !conf->devices[0]) {
-		gp_error(
-		    "%s: no \"devices\" in [gpu]; add e.g. \"devices = 0\" or \"devices = all\"",
-		    path);
+	if (!r.failed && kind == GP_CONF_CONTAINER && !has_required(path, conf))
 		r.failed = true;
-	}
 	return r.failed ? -EINVAL : 0;
 }
 
@@ -295,46 +485,45 @@ int gp_hostconf_load(const char *confdir, struct gp_ctconf *conf)
 
 void gp_ctconf_merge_host(struct gp_ctconf *conf, const struct gp_ctconf *host)
 {
-	if (!conf->disable_hmm_set)
-		conf->disable_hmm = host->disable_hmm;
-	if (!conf->on_conflict_set)
-		conf->on_conflict = host->on_conflict;
-	if (!conf->probe_timeout_set)
-		conf->probe_timeout = host->probe_timeout;
+	for (const struct key *k = keys; k < keys + NKEYS; k++) {
+		if (k->doc.host && !k->type->is_set(k, conf))
+			memcpy(at(conf, k->field), at(host, k->field), k->size);
+	}
 }
 
 const char *gp_conflict_name(enum gp_conflict c)
 {
-	return c == GP_CONFLICT_WARN ? "warn" : "refuse";
+	return word_name(conflict_words, c);
 }
 
 const char *gp_hmm_policy_name(enum gp_hmm_policy p)
 {
-	return p == GP_HMM_YES ? "yes" : p == GP_HMM_NO ? "no" : "auto";
+	return word_name(hmm_words, p);
 }
 
-/* Keys the ini leaves out follow the host's gpu-provision.conf; only set ones are written. */
+/*
+ * Keys the ini leaves out follow the host's gpu-provision.conf: only set ones are
+ * written, and required ones always.
+ */
 char *gp_ctconf_format(const struct gp_ctconf *conf)
 {
 	struct gp_buf b = { 0 };
+	const char *section = NULL;
+	char buf[32];
 	int r;
 
-	r = gp_buf_printf(&b,
-			  "# Written by gpu-provision attach; edit or rerun attach.\n"
-			  "[gpu]\ndevices = %s\n",
-			  conf->devices);
-	if (r == 0 && conf->caps[0])
-		r = gp_buf_printf(&b, "caps = %s\n", conf->caps);
-	if (r == 0 && conf->mode[0])
-		r = gp_buf_printf(&b, "mode = %s\n", conf->mode);
-	if (r == 0 && (conf->disable_hmm_set || conf->on_conflict_set))
-		r = gp_buf_printf(&b, "[uvm]\n");
-	if (r == 0 && conf->disable_hmm_set)
-		r = gp_buf_printf(&b, "disable_hmm = %s\n", gp_hmm_policy_name(conf->disable_hmm));
-	if (r == 0 && conf->on_conflict_set)
-		r = gp_buf_printf(&b, "on_conflict = %s\n", gp_conflict_name(conf->on_conflict));
-	if (r == 0 && conf->probe_timeout_set)
-		r = gp_buf_printf(&b, "[probe]\ntimeout = %u\n", conf->probe_timeout);
+	r = gp_buf_printf(&b, "# Written by gpu-provision attach; edit or rerun attach.\n");
+	for (const struct key *k = keys; r == 0 && k < keys + NKEYS; k++) {
+		if (!k->required && !k->type->is_set(k, conf))
+			continue;
+		if (!section || strcmp(section, k->doc.section) != 0) {
+			section = k->doc.section;
+			r = gp_buf_printf(&b, "[%s]\n", section);
+		}
+		if (r == 0)
+			r = gp_buf_printf(&b, "%s = %s\n", k->doc.name,
+					  k->type->text(k, conf, buf, sizeof(buf)));
+	}
 	if (r < 0) {
 		gp_buf_free(&b);
 		return NULL;

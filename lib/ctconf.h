@@ -3,6 +3,7 @@
 #define GP_CTCONF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 /* The per-container ini, <confdir>/<name>.ini. */
@@ -40,9 +41,21 @@ int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf);
 int gp_ctconf_parse_as(const char *buf, const char *path, enum gp_conf_kind kind,
 		       struct gp_ctconf *conf);
 
+/* One key the ini takes: ctconf.c has a row for each, and reads and writes by it. */
+struct gp_ctconf_key {
+	const char *section;
+	const char *name;
+	const char *def;     /* its value when left out, NULL for none (empty) */
+	const char *example; /* a value it takes other than def, for tests */
+	bool host;	     /* gpu-provision.conf may set it, for the inis that leave it out */
+};
+
+/* The i-th key, in the order the ini is written; NULL past the last. Static storage. */
+const struct gp_ctconf_key *gp_ctconf_key(size_t i);
+
 /*
- * Reads <confdir>/gpu-provision.conf, the host's defaults ([uvm] disable_hmm,
- * on_conflict; [probe] timeout). A missing file gives the built-in defaults: 0.
+ * Reads <confdir>/gpu-provision.conf, the host's defaults for the keys marked host in
+ * gp_ctconf_key. A missing file gives the built-in defaults: 0.
  */
 int gp_hostconf_load(const char *confdir, struct gp_ctconf *conf);
 
