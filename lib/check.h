@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Implemented in lib/check.c (the host), lib/checkct.c (a container's config). */
+/* Implemented in lib/checkhost.c (the host), lib/checkconfig.c (a container's config). */
 #ifndef GP_CHECK_H
 #define GP_CHECK_H
 

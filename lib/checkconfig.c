@@ -60,22 +60,18 @@ static int pve_line(struct entries *e, const char *line, size_t n)
 
 static int read_pve(const struct gp_check_ctx *ctx, const char *name, struct entries *e)
 {
-	_cleanup_free_ char *rel = NULL, *path = NULL, *buf = NULL;
+	_cleanup_free_ char *path = gp_pve_config_path(ctx->root, name), *buf = NULL;
+	const char *pos, *line;
 	struct gp_pveconf c;
-	size_t len;
+	size_t len, n;
 
-	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", name) < 0 || !(path = gp_path(ctx->root, rel)))
+	if (!path)
 		return -ENOMEM;
 	snprintf(e->path, sizeof(e->path), "%s", path);
 	if (gp_read_file(path, 1u << 20, &buf, &len) < 0 || gp_pveconf_parse(buf, len, &c) < 0)
 		return -ENOENT;
-	for (size_t off = 0; off < c.current_end;) {
-		const char *nl = memchr(buf + off, '\n', c.current_end - off);
-		size_t n = nl ? (size_t)(nl - (buf + off)) : c.current_end - off;
-
-		pve_line(e, buf + off, n);
-		off += n + 1;
-	}
+	for (pos = buf; gp_line_next(&pos, buf + c.current_end, &line, &n);)
+		pve_line(e, line, n);
 	e->pve = true;
 	return 0;
 }

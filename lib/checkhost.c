@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gpu-provision check: the diagnosis of a host and its containers, as findings with fixes. */
+/* gpu-provision check: the host, its driver, modules, nodes and daemons, as findings with fixes. */
 #include <dirent.h>
 #include <glob.h>
 #include <lxc/lxccontainer.h>
