@@ -222,6 +222,164 @@ static void shipped_example_parses(void **state)
 	free(buf);
 }
 
+/* One "key = value" line of an ini text, or of a commented one (";key = value"). */
+struct key_line {
+	char section[32];
+	char name[32];
+	char value[128];
+};
+
+/* The key lines of text, each with the [section] it is under; at most max. */
+static size_t key_lines(const char *text, struct key_line *out, size_t max)
+{
+	char section[32] = "", line[256];
+	size_t n = 0;
+
+	for (const char *p = text; *p && n < max;) {
+		size_t len = strcspn(p, "\n");
+		char *s, *name, *end;
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+		s = gp_strtrim(line);
+		if (*s == '[') {
+			snprintf(section, sizeof(section), "%.*s", (int)strcspn(s + 1, "]"), s + 1);
+			continue;
+		}
+		if (*s == ';')
+			s++;
+		name = s += strspn(s, " ");
+		s += strspn(s, "abcdefghijklmnopqrstuvwxyz_0123456789");
+		end = s;
+		s += strspn(s, " ");
+		if (end == name || *s != '=')
+			continue;
+		*end = '\0';
+		s = gp_strtrim(s + 1);
+		s[strcspn(s, ";")] = '\0';
+		snprintf(out[n].section, sizeof(out[n].section), "%s", section);
+		snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+		snprintf(out[n].value, sizeof(out[n].value), "%s", gp_strtrim(s));
+		n++;
+	}
+	return n;
+}
+
+/* Fails unless lines hold each key of the table once, under its section, and no other. */
+static void assert_table_keys(const char *what, const struct key_line *lines, size_t n)
+{
+	const struct gp_ctconf_key *k;
+	size_t i, j, found;
+
+	for (i = 0; (k = gp_ctconf_key(i)); i++) {
+		found = 0;
+		for (j = 0; j < n; j++)
+			found += !strcmp(lines[j].section, k->section) &&
+				 !strcmp(lines[j].name, k->name);
+		if (found != 1)
+			fail_msg("%s: [%s] %s is there %zu times, not once", what, k->section,
+				 k->name, found);
+	}
+	if (n != i)
+		fail_msg("%s: %zu keys, the table has %zu", what, n, i);
+}
+
+/*
+ * Every key of the table, given a value other than its default, is written back by
+ * gp_ctconf_format and read again the same: a row the writer or the reader misses fails.
+ */
+static void every_key_round_trips(void **state)
+{
+	struct gp_buf in = { 0 };
+	const struct gp_ctconf_key *k;
+	struct key_line lines[32];
+	struct gp_ctconf a, b;
+	char *text, *again;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; (k = gp_ctconf_key(i)); i++) {
+		assert_non_null(k->example);
+		if (k->def && !strcmp(k->example, k->def))
+			fail_msg("%s: the example is the default", k->name);
+		assert_int_equal(
+		    gp_buf_printf(&in, "[%s]\n%s = %s\n", k->section, k->name, k->example), 0);
+	}
+	assert_int_equal(parse_capturing(in.data, &a), 0);
+	text = gp_ctconf_format(&a);
+	assert_non_null(text);
+	n = key_lines(text, lines, 32);
+	assert_table_keys("written", lines, n);
+	for (i = 0; (k = gp_ctconf_key(i)); i++) {
+		for (size_t j = 0; j < n; j++) {
+			if (!strcmp(lines[j].name, k->name) && strcmp(lines[j].value, k->example))
+				fail_msg("%s written as \"%s\", not \"%s\"", k->name,
+					 lines[j].value, k->example);
+		}
+	}
+	assert_int_equal(parse_capturing(text, &b), 0);
+	again = gp_ctconf_format(&b);
+	assert_string_equal(text, again);
+	free(again);
+	free(text);
+	gp_buf_free(&in);
+}
+
+/* The host's file takes the keys marked host, and refuses the others. */
+static void host_file_takes_the_host_keys(void **state)
+{
+	const struct gp_ctconf_key *k;
+	struct gp_ctconf c;
+	char text[256];
+	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
+
+	(void)state;
+	dup2(devnull, 2);
+	for (size_t i = 0; (k = gp_ctconf_key(i)); i++) {
+		snprintf(text, sizeof(text), "[%s]\n%s = %s\n", k->section, k->name, k->example);
+		if (gp_ctconf_parse_as(text, "h.conf", GP_CONF_HOST, &c) != (k->host ? 0 : -EINVAL))
+			fail_msg("gpu-provision.conf %s [%s] %s", k->host ? "refuses" : "takes",
+				 k->section, k->name);
+	}
+	dup2(saved, 2);
+	close(saved);
+	close(devnull);
+}
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	assert_true(getdelim(&buf, &n, '\0', f) > 0);
+	fclose(f);
+	return buf;
+}
+
+/* README.md's ini block and conf/example.ini show every key of the table, and no other. */
+static void documented_keys_are_the_table(void **state)
+{
+	struct key_line lines[64];
+	char *readme = slurp(FIXTURES "/../../README.md");
+	char *example = slurp(FIXTURES "/../../conf/example.ini");
+	char *block, *end;
+
+	(void)state;
+	block = strstr(readme, "\n```ini\n");
+	assert_non_null(block);
+	block += strlen("\n```ini\n");
+	end = strstr(block, "\n```");
+	assert_non_null(end);
+	*end = '\0';
+	assert_table_keys("README.md", lines, key_lines(block, lines, 64));
+	assert_table_keys("conf/example.ini", lines, key_lines(example, lines, 64));
+	free(readme);
+	free(example);
+}
+
 /*
  * gp_ctconf_load checks a file's owner and mode and reads it through the same
  * descriptor. Linked with --wrap=gp_read_file: a read by path after the check finds
@@ -392,6 +550,9 @@ int main(void)
 		cmocka_unit_test(owner_and_mode),
 		cmocka_unit_test(shipped_example_parses),
 		cmocka_unit_test(host_defaults_and_merge),
+		cmocka_unit_test(every_key_round_trips),
+		cmocka_unit_test(host_file_takes_the_host_keys),
+		cmocka_unit_test(documented_keys_are_the_table),
 		cmocka_unit_test_setup_teardown(load_checks_the_file_it_reads, dir_setup,
 						dir_teardown),
 		cmocka_unit_test_setup_teardown(load_refuses_a_link, dir_setup, dir_teardown),
