@@ -385,8 +385,9 @@ static size_t count_missing(const struct lines *a, const struct lines *b)
 	return n;
 }
 
-int gp_attach_report(const struct gp_attach_opts *o, struct gp_attach_report *rep)
+int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes)
 {
+	struct gp_attach_changes unused;
 	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
 	_cleanup_lines_ struct lines old = { 0 }, add = { 0 };
 	struct gp_target t;
@@ -394,7 +395,9 @@ int gp_attach_report(const struct gp_attach_opts *o, struct gp_attach_report *re
 	struct gp_plan plan;
 	int r;
 
-	memset(rep, 0, sizeof(*rep));
+	if (!changes)
+		changes = &unused;
+	memset(changes, 0, sizeof(*changes));
 	if (lock < 0 && !o->dry_run)
 		return -EIO;
 	r = gp_target_open(o, &t);
@@ -406,8 +409,8 @@ int gp_attach_report(const struct gp_attach_opts *o, struct gp_attach_report *re
 		r = wanted_lines(o, &t, &conf, &plan, &old, &add);
 	if (r < 0)
 		return r;
-	rep->removed = count_missing(&old, &add);
-	rep->added = count_missing(&add, &old);
+	changes->removed = count_missing(&old, &add);
+	changes->added = count_missing(&add, &old);
 	if (o->dry_run) {
 		print_dry_run(&conf, &old, &add, t.config);
 		return 0;
@@ -415,20 +418,13 @@ int gp_attach_report(const struct gp_attach_opts *o, struct gp_attach_report *re
 	r = apply(o, &t, &conf, &old, &add);
 	if (r < 0)
 		return r;
-	rep->changed = r > 0;
+	changes->changed = r > 0;
 	if (devn_mode(conf.mode))
 		warn_devn_ordering(o);
 	if (!o->quiet)
 		printf("attached %s: %zu nodes (%s)%s\n", o->name, plan.n, conf.devices,
 		       t.running ? "; takes effect at the next start" : "");
 	return gp_target_verify(o, &t, add.v[0], true);
-}
-
-int gp_attach(const struct gp_attach_opts *o)
-{
-	struct gp_attach_report rep;
-
-	return gp_attach_report(o, &rep);
 }
 
 int gp_detach(const struct gp_attach_opts *o)

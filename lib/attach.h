@@ -21,7 +21,7 @@ struct gp_attach_opts {
 };
 
 /* What an attach changed in the container's config. */
-struct gp_attach_report {
+struct gp_attach_changes {
 	size_t removed, added; /* lines */
 	bool changed;
 };
@@ -30,10 +30,9 @@ struct gp_attach_report {
  * attach: writes <confdir>/<name>.ini and puts into the container's LXC config the
  * hook lines and exact device rules for today's majors. detach takes all of it out.
  * Both are idempotent. Return 0, -EINVAL for bad input (already explained), or
- * another -errno when an operation failed.
+ * another -errno when an operation failed. changes (may be NULL) says what attach did.
  */
-int gp_attach(const struct gp_attach_opts *o);
-int gp_attach_report(const struct gp_attach_opts *o, struct gp_attach_report *rep);
+int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes);
 int gp_detach(const struct gp_attach_opts *o);
 
 #endif

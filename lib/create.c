@@ -239,7 +239,7 @@ static int create_lxc(const struct gp_create_opts *o)
 	if (r == 0 && o->rootfs_dev)
 		r = finish_rootdev(c, o, rootfs);
 	if (r == 0 && o->attach.gpus)
-		r = gp_attach(&o->attach);
+		r = gp_attach(&o->attach, NULL);
 	if (r < 0 && started)
 		destroy_half_made(c, o, rootfs);
 	lxc_container_put(c);
@@ -281,7 +281,7 @@ static int create_pve(const struct gp_create_opts *o)
 			printf(" %s", *p);
 		printf("\n");
 		a.assume_new = true;
-		return a.gpus ? gp_attach(&a) : 0;
+		return a.gpus ? gp_attach(&a, NULL) : 0;
 	}
 	r = run_argv(argv, "pct create");
 	if (r < 0) {
@@ -290,7 +290,7 @@ static int create_pve(const struct gp_create_opts *o)
 	}
 	if (!o->attach.gpus)
 		return 0;
-	r = gp_attach(&o->attach);
+	r = gp_attach(&o->attach, NULL);
 	if (r < 0 && run_argv(destroy, "pct destroy (undoing the half-made container)") < 0)
 		gp_warn("Failed to remove container %s: run pct destroy %s", o->attach.name,
 			o->attach.name);

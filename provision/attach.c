@@ -71,7 +71,7 @@ int gp_cmd_attach(const struct gp_cli *cli)
 		gp_error("--caps needs --gpus too");
 		return GP_EXIT_USAGE;
 	}
-	return gp_exit_code(gp_attach(&o));
+	return gp_exit_code(gp_attach(&o, NULL));
 }
 
 int gp_cmd_detach(const struct gp_cli *cli)

@@ -21,19 +21,19 @@ static int sync_one(const struct gp_cli *cli, const char *hook, const char *name
 				    .pve = cli->pve,
 				    .dry_run = cli->dry_run,
 				    .quiet = true };
-	struct gp_attach_report rep;
-	int r = gp_attach_report(&o, &rep);
+	struct gp_attach_changes done;
+	int r = gp_attach(&o, &done);
 
 	if (r < 0) {
 		printf("%s: failed (see above)\n", name);
 		return r;
 	}
 	if (cli->dry_run)
-		printf("%s: would take out %zu and put in %zu line(s)\n", name, rep.removed,
-		       rep.added);
-	else if (rep.changed)
+		printf("%s: would take out %zu and put in %zu line(s)\n", name, done.removed,
+		       done.added);
+	else if (done.changed)
 		printf("%s: updated, %zu line(s) out, %zu in (applies at the next start)\n", name,
-		       rep.removed, rep.added);
+		       done.removed, done.added);
 	else
 		printf("%s: already right\n", name);
 	return 0;
