@@ -74,12 +74,6 @@ int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct
 	return missing ? -EACCES : 0;
 }
 
-static int build_plan(const char *root, const struct gp_ctconf *conf, const struct gp_host *host,
-		      struct gp_plan *plan)
-{
-	return gp_plan_for_conf(root, host, conf, GP_WHERE_LINE, NULL, plan);
-}
-
 static int write_plan(const char *root, const char *name, const struct gp_plan *plan)
 {
 	_cleanup_free_ char *path = gp_plan_path(root, name), *text = gp_plan_format(plan);
@@ -108,7 +102,7 @@ static int prepare_host(const char *root, const char *confdir, const char *name,
 		return r;
 	r = gp_hook_uvm(root, confdir, name, conf, &host, parts);
 	if (r == 0)
-		r = build_plan(root, conf, &host, plan);
+		r = gp_plan_for_conf(root, &host, conf, GP_WHERE_LINE, NULL, plan);
 	if (r == 0)
 		r = gp_nodes_ensure(root, plan, host.params.modify != 0, false);
 	gp_host_free(&host);
