@@ -13,7 +13,7 @@
  * One device vendor: what turns the host into the device part of a plan (which nodes,
  * which majors, what a selector means, which node names are valid). The plan (plan.h)
  * and its users know no vendor; they ask this table. Every refusal is said once, after
- * where (as gp_plan_error does; NULL for none).
+ * where (as gp_error_at does; NULL for none).
  */
 struct gp_vendor {
 	const char *name;
