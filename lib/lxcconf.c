@@ -63,7 +63,8 @@ static int walk(const char *path, gp_lxcconf_fn fn, void *user, int depth)
 {
 	_cleanup_free_ char *buf = NULL;
 	unsigned int lineno = 0;
-	char *save = NULL, *line;
+	const char *pos, *end, *at;
+	size_t n;
 	int r;
 
 	if (depth > LXCCONF_MAX_DEPTH)
@@ -71,12 +72,11 @@ static int walk(const char *path, gp_lxcconf_fn fn, void *user, int depth)
 	r = gp_read_file(path, LXCCONF_MAX, &buf, NULL);
 	if (r < 0)
 		return r;
-	for (line = buf; line; line = save) {
-		char *key, *value, *nl = strchr(line, '\n');
+	end = buf + strlen(buf); /* before the loop: it cuts the buffer into lines */
+	for (pos = buf; gp_line_next(&pos, end, &at, &n);) {
+		char *line = buf + (at - buf), *key, *value;
 
-		save = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
+		line[n] = '\0'; /* our copy: the line ends where its newline was */
 		lineno++;
 		if (!gp_lxcconf_split(line, &key, &value))
 			continue;

@@ -171,19 +171,20 @@ static void set_major(struct gp_majors *m, const char *name, unsigned int major)
 
 int gp_parse_devices(const char *buf, struct gp_majors *majors)
 {
-	const char *p = strstr(buf, "Character devices:");
+	const char *pos = strstr(buf, "Character devices:"), *line;
+	size_t n;
 
 	memset(majors, 0, sizeof(*majors));
-	if (!p)
+	if (!pos)
 		return -EINVAL;
-	p = strchr(p, '\n');
-	while (p && *++p && *p != '\n') {
+	gp_line_next(&pos, buf + strlen(buf), &line, &n); /* the heading */
+	/* Up to the blank line before "Block devices:". */
+	while (gp_line_next(&pos, buf + strlen(buf), &line, &n) && n > 0) {
 		unsigned int major;
 		char name[64];
 
-		if (sscanf(p, "%u %63s", &major, name) == 2)
+		if (sscanf(line, "%u %63s", &major, name) == 2)
 			set_major(majors, name, major);
-		p = strchr(p, '\n');
 	}
 	return 0;
 }

@@ -100,25 +100,23 @@ static int parse_node_line(const char *line, struct gp_node *n)
 
 int gp_plan_parse(const char *buf, struct gp_plan *plan)
 {
-	const char *p;
+	const char *pos = buf + strlen(PLAN_HEADER), *end = buf + strlen(buf), *at;
+	size_t n;
 
 	memset(plan, 0, sizeof(*plan));
 	if (strncmp(buf, PLAN_HEADER, strlen(PLAN_HEADER)) != 0)
 		return -EINVAL;
-	for (p = buf + strlen(PLAN_HEADER); *p;) {
-		const char *nl = strchr(p, '\n');
+	while (gp_line_next(&pos, end, &at, &n)) {
 		char line[160];
-		size_t n;
 
-		if (!nl || (size_t)(nl - p) >= sizeof(line) || plan->n == GP_PLAN_MAX_NODES)
+		/* Every line ends with a newline; none is longer than a node's. */
+		if (at + n == end || n >= sizeof(line) || plan->n == GP_PLAN_MAX_NODES)
 			return -EINVAL;
-		n = (size_t)(nl - p);
-		memcpy(line, p, n);
+		memcpy(line, at, n);
 		line[n] = '\0';
 		if (parse_node_line(line, &plan->nodes[plan->n]) < 0)
 			return -EINVAL;
 		plan->n++;
-		p = nl + 1;
 	}
 	return 0;
 }
