@@ -140,8 +140,10 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	if (r < 0 && (r != -ENOENT || !o->gpus))
 		return -EINVAL;
 	if (r == -ENOENT) {
-		memset(conf, 0, sizeof(*conf));
-		conf->probe_timeout = 30;
+		_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
+
+		gp_ctconf_init(conf);
+		snprintf(conf->path, sizeof(conf->path), "%s", path ? path : "");
 	}
 	if (o->gpus) {
 		snprintf(conf->devices, sizeof(conf->devices), "%s", o->gpus);
@@ -154,7 +156,8 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 		return r;
 	r = gp_plan_for_conf(o->root, &host, conf, GP_WHERE_NONE, NULL, plan);
 	gp_host_free(&host);
-	return r;
+	/* Before anything is written, and for --dry-run too: the hook must read it back. */
+	return r < 0 ? r : gp_ctconf_check_readable(conf);
 }
 
 static int key_line(struct lines *l, const struct gp_target *t, const char *key, const char *value)

@@ -345,8 +345,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (r->failed)
 		return 0;
 	if (!*section) {
-		/* Every section, for either kind: what this message has always said. */
-		names(GP_CONF_CONTAINER, NULL, v);
+		names(r->kind, NULL, v); /* the sections this kind of file has */
 		join(known, sizeof(known), v, " or ", true);
 		fail(r, "key \"%s\" before any section; put it under %s", name, known);
 		return 0;
@@ -368,8 +367,9 @@ int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf)
 	return gp_ctconf_parse_as(buf, path, GP_CONF_CONTAINER, conf);
 }
 
-static void set_defaults(struct gp_ctconf *conf)
+void gp_ctconf_init(struct gp_ctconf *conf)
 {
+	memset(conf, 0, sizeof(*conf));
 	for (const struct key *k = keys; k < keys + NKEYS; k++) {
 		if (k->doc.def)
 			k->type->parse(k, conf, k->doc.def);
@@ -395,9 +395,8 @@ int gp_ctconf_parse_as(const char *buf, const char *path, enum gp_conf_kind kind
 	struct reader r = { .p = buf, .path = path, .conf = conf, .kind = kind };
 	int line;
 
-	memset(conf, 0, sizeof(*conf));
+	gp_ctconf_init(conf);
 	snprintf(conf->path, sizeof(conf->path), "%s", path);
-	set_defaults(conf);
 	if (strnlen(buf, GP_CTCONF_MAX_SIZE + 1) > GP_CTCONF_MAX_SIZE) {
 		gp_error("%s: larger than %d bytes", path, GP_CTCONF_MAX_SIZE);
 		return -EINVAL;
@@ -531,6 +530,25 @@ char *gp_ctconf_format(const struct gp_ctconf *conf)
 	return b.data;
 }
 
+int gp_ctconf_check_readable(const struct gp_ctconf *conf)
+{
+	_cleanup_free_ char *text = gp_ctconf_format(conf);
+	struct gp_log_capture why;
+	struct gp_ctconf back;
+	int r;
+
+	if (!text)
+		return -ENOMEM;
+	gp_log_capture_start(&why);
+	r = gp_ctconf_parse(text, "the ini", &back);
+	gp_log_capture_stop(&why);
+	if (r < 0)
+		gp_error("%s would not read back (%s): select fewer GPUs, or by index or PCI "
+			 "address, which are shorter than GPU UUIDs",
+			 conf->path[0] ? conf->path : "the ini", why.text);
+	return r;
+}
+
 int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf *conf)
 {
 	_cleanup_free_ char *path = gp_ini_path(confdir, name), *text = gp_ctconf_format(conf);
@@ -538,6 +556,9 @@ int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf
 
 	if (!text || !path)
 		return -ENOMEM;
+	r = gp_ctconf_check_readable(conf);
+	if (r < 0)
+		return r;
 	if (mkdir(confdir, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
 		return gp_error_errno(r, "Failed to create \"%s\"", confdir);

@@ -15,7 +15,8 @@ enum gp_conflict { GP_CONFLICT_REFUSE, GP_CONFLICT_WARN };
 /* The per-container ini, or the host-wide defaults <confdir>/gpu-provision.conf. */
 enum gp_conf_kind { GP_CONF_CONTAINER, GP_CONF_HOST };
 
-#define GP_CTCONF_MAX_LINE 200
+/* inih reads a line into 200 bytes (INI_MAX_LINE), its newline and NUL included. */
+#define GP_CTCONF_MAX_LINE 198
 #define GP_CTCONF_MAX_SIZE (64 * 1024)
 
 struct gp_ctconf {
@@ -71,7 +72,13 @@ int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf
 /* Renders conf as ini text into a malloc'd string. */
 char *gp_ctconf_format(const struct gp_ctconf *conf);
 
-/* Writes <confdir>/<name>.ini atomically, mode 0644. */
+/* The built-in defaults of every key (the table's), nothing set. */
+void gp_ctconf_init(struct gp_ctconf *conf);
+
+/* 0 when conf, written, reads back (a line too long would not); else -EINVAL, said. */
+int gp_ctconf_check_readable(const struct gp_ctconf *conf);
+
+/* Writes <confdir>/<name>.ini atomically, mode 0644, when it reads back (above). */
 int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf *conf);
 
 const char *gp_hmm_policy_name(enum gp_hmm_policy p);

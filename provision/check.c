@@ -33,7 +33,7 @@ static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
 		return (int)cli->timeout * 1000;
 	gp_log_capture_start(&quiet);
 	if (gp_hostconf_load(cli->confdir, &host) < 0)
-		host.probe_timeout = 30;
+		gp_ctconf_init(&host);
 	r = gp_ctconf_load(cli->confdir, name, &conf);
 	gp_log_capture_stop(&quiet);
 	if (r < 0)

@@ -24,7 +24,7 @@ static bool readable(const char *text)
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 
-		if (n + 2 > GP_CTCONF_MAX_LINE || (n >= 3 && memmem(p, n, "= ;", 3)))
+		if (n > GP_CTCONF_MAX_LINE || (n >= 3 && memmem(p, n, "= ;", 3)))
 			return false;
 		p += n + (p[n] == '\n');
 	}

@@ -59,3 +59,21 @@ test_cli_errors() {
 	cmp "$WORK/cli.before" "$P/cli/config"
 	check "no ini" absent "$([ -e "$CONF/cli.ini" ] && echo present || echo absent)"
 }
+
+# Eight GPU UUIDs make a devices line longer than the ini's reader takes: refused before
+# anything is written, with what to do, not left for the hook to refuse at the next start.
+test_selection_too_long_for_the_ini() {
+	local uuids
+	make_root b200x8-590-open-hmm "$WORK/long"
+	new_container "$P" long
+	cp "$P/long/config" "$WORK/long.before"
+	uuids=$(sed -n 's/^GPU UUID:[[:space:]]*//p' "$WORK"/long/proc/driver/nvidia/gpus/*/information |
+		paste -sd, -)
+	rc=0
+	gp --root "$WORK/long" attach long --gpus "$uuids" 2>"$WORK/long.err" || rc=$?
+	check "exit" 2 "$rc"
+	check "said" 1 "$(count_matching 'would not read back (.*line longer than 198.*by index or PCI address' "$WORK/long.err")"
+	cmp "$WORK/long.before" "$P/long/config"
+	check "no ini" absent "$([ -e "$CONF/long.ini" ] && echo present || echo absent)"
+	gp --root "$WORK/long" attach long --gpus all >/dev/null
+}

@@ -126,7 +126,12 @@ static void long_line_refused(void **state)
 	(void)state;
 	snprintf(buf, sizeof(buf), "[gpu]\n; %0250d\ndevices = 0\n", 0);
 	assert_int_equal(parse_capturing(buf, &c), -EINVAL);
-	assert_non_null(strstr(captured, "c1.ini:2: line longer than 200"));
+	assert_non_null(strstr(captured, "c1.ini:2: line longer than 198"));
+	/* The longest line taken is the one the message names. */
+	snprintf(buf, sizeof(buf), "[gpu]\ndevices = 0\n; %0196d\n", 0);
+	assert_int_equal(parse_capturing(buf, &c), 0);
+	snprintf(buf, sizeof(buf), "[gpu]\ndevices = 0\n; %0197d\n", 0);
+	assert_int_equal(parse_capturing(buf, &c), -EINVAL);
 }
 
 static void owner_and_mode(void **state)
@@ -326,6 +331,30 @@ static void every_key_round_trips(void **state)
 }
 
 /* The host's file takes the keys marked host, and refuses the others. */
+/* The host's file is told of its own sections; an ini that would not read back is refused. */
+static void messages_fit_the_file(void **state)
+{
+	struct gp_log_capture why;
+	struct gp_ctconf c;
+
+	(void)state;
+	gp_log_capture_start(&why);
+	assert_int_equal(gp_ctconf_parse_as("timeout = 3\n", "h.conf", GP_CONF_HOST, &c), -EINVAL);
+	gp_log_capture_stop(&why);
+	assert_string_equal(why.text,
+			    "h.conf:1: key \"timeout\" before any section; put it under [uvm] or "
+			    "[probe]");
+	gp_ctconf_init(&c);
+	assert_int_equal(c.probe_timeout, 30);
+	snprintf(c.devices, sizeof(c.devices), "%0250d", 0);
+	gp_log_capture_start(&why);
+	assert_int_equal(gp_ctconf_check_readable(&c), -EINVAL);
+	gp_log_capture_stop(&why);
+	assert_non_null(strstr(why.text, "would not read back (the ini:3: line longer than 198"));
+	snprintf(c.devices, sizeof(c.devices), "0,1");
+	assert_int_equal(gp_ctconf_check_readable(&c), 0);
+}
+
 static void host_file_takes_the_host_keys(void **state)
 {
 	const struct gp_ctconf_key *k;
@@ -551,6 +580,7 @@ int main(void)
 		cmocka_unit_test(shipped_example_parses),
 		cmocka_unit_test(host_defaults_and_merge),
 		cmocka_unit_test(every_key_round_trips),
+		cmocka_unit_test(messages_fit_the_file),
 		cmocka_unit_test(host_file_takes_the_host_keys),
 		cmocka_unit_test(documented_keys_are_the_table),
 		cmocka_unit_test_setup_teardown(load_checks_the_file_it_reads, dir_setup,
