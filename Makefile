@@ -53,8 +53,10 @@ $(BUILD)/%.o: %.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# Made anew each time: ar keeps members it is not given, so a renamed or deleted source's
+# old object would stay in the archive and could be linked instead of the new one.
 $(BUILD)/libgp.a: $(LIB_OBJ)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 	@$(if $(Q),echo "  LD      $@")

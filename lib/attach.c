@@ -105,6 +105,8 @@ static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", path);
 	/* Checked and read through one descriptor: the path may not name it twice. */
 	r = gp_ctconf_check_owner(path, &st);
+	if (r == -EPERM)
+		return -EINVAL; /* a file for the admin to fix, as a refused ini is */
 	if (r == 0)
 		r = gp_read_fd(fd, 256 * 1024, &buf, NULL);
 	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t;

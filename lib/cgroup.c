@@ -30,10 +30,10 @@ static bool line_is_v1_devices(const char *line, size_t n)
 
 enum gp_cg_layout gp_cgroup_layout_parse(const char *mountinfo)
 {
-	const char *pos = mountinfo, *line;
+	const char *pos = mountinfo, *end = mountinfo + strlen(mountinfo), *line;
 	size_t n;
 
-	while (gp_line_next(&pos, mountinfo + strlen(mountinfo), &line, &n))
+	while (gp_line_next(&pos, end, &line, &n))
 		if (line_is_v1_devices(line, n))
 			return GP_CG_V1;
 	return GP_CG_V2;

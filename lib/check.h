@@ -30,7 +30,8 @@ void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f);
 
 /*
  * One container's config and ini, without starting it: hooks, rules, mount entries,
- * modes. 0, or -ENOENT (said) when no such container exists.
+ * modes. 0; -ENOENT when no such container exists, another -errno when its config
+ * cannot be read (each said).
  */
 int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
 

@@ -64,12 +64,21 @@ static int read_pve(const struct gp_check_ctx *ctx, const char *name, struct ent
 	const char *pos, *line;
 	struct gp_pveconf c;
 	size_t len, n;
+	int r;
 
 	if (!path)
 		return -ENOMEM;
 	snprintf(e->path, sizeof(e->path), "%s", path);
-	if (gp_read_file(path, 1u << 20, &buf, &len) < 0 || gp_pveconf_parse(buf, len, &c) < 0)
-		return -ENOENT;
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return -ENOENT; /* no such container: the caller says so */
+	r = gp_read_file(path, 1u << 20, &buf, &len);
+	if (r < 0)
+		return r; /* said by the reader */
+	if (gp_pveconf_parse(buf, len, &c) < 0)
+		return gp_error_at(-EINVAL, path,
+				   "line %u is not \"key: value\", a comment or a "
+				   "[section]: its checks are skipped",
+				   c.bad_line);
 	for (pos = buf; gp_line_next(&pos, buf + c.current_end, &line, &n);)
 		pve_line(e, line, n);
 	e->pve = true;
@@ -89,7 +98,10 @@ static int read_lxc(const struct gp_check_ctx *ctx, const char *name, struct ent
 	snprintf(e->path, sizeof(e->path), "%s", path);
 	free(path);
 	r = gp_lxcconf_walk(e->path, collect, e);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return gp_error_errno(r, "Failed to read the config \"%s\"; its checks are skipped",
+				      e->path);
+	return 0;
 }
 
 static bool is_gpu_hook(const struct entry *en)
@@ -297,9 +309,10 @@ int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct 
 	if (!e)
 		return -ENOMEM;
 	r = ctx->pve ? read_pve(ctx, name, e) : read_lxc(ctx, name, e);
+	if (r == -ENOENT)
+		gp_error("no config for container \"%s\" (%s)", name,
+			 e->path[0] ? e->path : "liblxc");
 	if (r < 0) {
-		r = gp_error_errno(-ENOENT, "no config for container \"%s\" (%s)", name,
-				   e->path[0] ? e->path : "liblxc");
 		free(e);
 		return r;
 	}

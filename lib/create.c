@@ -142,6 +142,9 @@ static int prepare_rootdev(const struct gp_create_opts *o, const char *rootfs)
 			(char *)o->rootfs_dev, (char *)rootfs, NULL };
 	int r = gp_rootdev_check(o->rootfs_dev, o->force, what, sizeof(what));
 
+	/* A filesystem there (without --force), or a probe that cannot tell: the admin's call. */
+	if (r == -EUCLEAN || r == -EEXIST)
+		return -EINVAL;
 	if (r < 0)
 		return r;
 	if (stat(o->rootfs_dev, &st) < 0)
@@ -221,7 +224,7 @@ static int create_lxc(const struct gp_create_opts *o)
 			 "attach",
 			 o->attach.name);
 		lxc_container_put(c);
-		return -EEXIST;
+		return -EINVAL;
 	}
 	if (asprintf(&rootfs, "%s/%s/rootfs", c->config_path, o->attach.name) < 0)
 		r = -ENOMEM;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/ctconf.c. */
 #ifndef GP_CTCONF_H
 #define GP_CTCONF_H
 

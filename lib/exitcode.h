@@ -26,8 +26,6 @@ static inline int gp_exit_code(int r)
 	case -EPERM:
 		return GP_EXIT_PROBLEM;
 	case -EINVAL:
-	case -EEXIST:  /* create: the container exists */
-	case -EUCLEAN: /* create: the device holds a filesystem (give --force) */
 		return GP_EXIT_USAGE;
 	default:
 		return GP_EXIT_FAILED;

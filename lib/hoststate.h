@@ -19,7 +19,7 @@ struct gp_host_state {
 	struct gp_host host;
 	bool kconfig_read; /* host.kconfig is read (GP_HOST_KCONFIG) */
 	struct gp_modules mods;
-	int mods_status; /* gp_modules_read's result: the verdict is only judged on 0 */
+	int mods_status; /* gp_modules_read's result; prepare refuses to act on a failed one */
 	struct gp_nvml nvml;
 	struct gp_hmm hmm;
 	char *kmsg;

@@ -9,13 +9,13 @@
 
 int gp_parse_proc_modules(const char *buf, const char *name, struct gp_module *mod)
 {
-	const char *pos = buf, *p;
+	const char *pos = buf, *end = buf + strlen(buf), *p;
 	size_t n = strlen(name), linelen;
 
 	mod->loaded = false;
 	mod->refcnt = -1;
 	mod->holders[0] = '\0';
-	while (gp_line_next(&pos, buf + strlen(buf), &p, &linelen)) {
+	while (gp_line_next(&pos, end, &p, &linelen)) {
 		char refcnt[16], used[256], state[16];
 		unsigned long size;
 

@@ -61,10 +61,10 @@ int gp_parse_version(const char *buf, char *version, size_t size, enum gp_flavor
 static int for_each_field(const char *buf, int (*fn)(const char *k, const char *v, void *u),
 			  void *u)
 {
-	const char *pos = buf, *p;
+	const char *pos = buf, *end = buf + strlen(buf), *p;
 	size_t n;
 
-	while (gp_line_next(&pos, buf + strlen(buf), &p, &n)) {
+	while (gp_line_next(&pos, end, &p, &n)) {
 		char line[512];
 		char *colon;
 		int r;
@@ -171,15 +171,15 @@ static void set_major(struct gp_majors *m, const char *name, unsigned int major)
 
 int gp_parse_devices(const char *buf, struct gp_majors *majors)
 {
-	const char *pos = strstr(buf, "Character devices:"), *line;
+	const char *pos = strstr(buf, "Character devices:"), *end = buf + strlen(buf), *line;
 	size_t n;
 
 	memset(majors, 0, sizeof(*majors));
 	if (!pos)
 		return -EINVAL;
-	gp_line_next(&pos, buf + strlen(buf), &line, &n); /* the heading */
+	gp_line_next(&pos, end, &line, &n); /* the heading */
 	/* Up to the blank line before "Block devices:". */
-	while (gp_line_next(&pos, buf + strlen(buf), &line, &n) && n > 0) {
+	while (gp_line_next(&pos, end, &line, &n) && n > 0) {
 		unsigned int major;
 		char name[64];
 
@@ -211,10 +211,10 @@ static int caps_table_add(struct gp_caps_table *caps, const char *name, unsigned
 
 int gp_parse_mig_minors(const char *buf, struct gp_caps_table *caps)
 {
-	const char *pos = buf, *p;
+	const char *pos = buf, *end = buf + strlen(buf), *p;
 	size_t n;
 
-	while (gp_line_next(&pos, buf + strlen(buf), &p, &n)) {
+	while (gp_line_next(&pos, end, &p, &n)) {
 		char line[128], name[64];
 		unsigned int minor;
 		int used = 0, r;

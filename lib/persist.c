@@ -37,10 +37,10 @@ int gp_persist_disable_hmm(const char *root, bool dry_run)
 /* True when a line of buf, comments aside, names an nvidia module. */
 static bool lists_nvidia(const char *buf)
 {
-	const char *pos = buf, *p;
+	const char *pos = buf, *end = buf + strlen(buf), *p;
 	size_t n;
 
-	while (gp_line_next(&pos, buf + strlen(buf), &p, &n)) {
+	while (gp_line_next(&pos, end, &p, &n)) {
 		if (*p == '#')
 			continue;
 		if (memmem(p, n, "nvidia", 6))

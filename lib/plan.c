@@ -100,12 +100,13 @@ static int parse_node_line(const char *line, struct gp_node *n)
 
 int gp_plan_parse(const char *buf, struct gp_plan *plan)
 {
-	const char *pos = buf + strlen(PLAN_HEADER), *end = buf + strlen(buf), *at;
+	const char *pos, *end = buf + strlen(buf), *at;
 	size_t n;
 
 	memset(plan, 0, sizeof(*plan));
 	if (strncmp(buf, PLAN_HEADER, strlen(PLAN_HEADER)) != 0)
 		return -EINVAL;
+	pos = buf + strlen(PLAN_HEADER);
 	while (gp_line_next(&pos, end, &at, &n)) {
 		char line[160];
 

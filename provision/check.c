@@ -209,11 +209,16 @@ int gp_cmd_check(const struct gp_cli *cli)
 	}
 	gp_check_host(&ctx, host);
 	n = names(cli, &list);
+	if (n < 0) /* the host is still reported; the exit says what failed */
+		gp_error_errno(n, "Failed to list the containers with an ini in \"%s\"",
+			       cli->confdir);
 	subj = calloc(n > 0 ? (size_t)n : 1, sizeof(*subj));
-	if (subj && n >= 0 && check_containers(cli, &ctx, list, subj, n) < 0)
+	if (subj && check_containers(cli, &ctx, list, subj, n > 0 ? n : 0) < 0)
 		ret = GP_EXIT_USAGE;
-	else if (subj && n >= 0)
-		ret = gp_check_report(cli, host, subj, n) ? GP_EXIT_PROBLEM : GP_EXIT_OK;
+	else if (subj && gp_check_report(cli, host, subj, n > 0 ? n : 0))
+		ret = n < 0 ? GP_EXIT_FAILED : GP_EXIT_PROBLEM;
+	else if (subj)
+		ret = n < 0 ? GP_EXIT_FAILED : GP_EXIT_OK;
 	gp_inventory_free(list, n);
 	gp_check_ctx_free(&ctx);
 	free(subj);

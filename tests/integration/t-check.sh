@@ -67,6 +67,14 @@ test_check_container_config() {
 	gp --root "$WORK/chk" check nosuch >"$WORK/out" 2>"$WORK/err" || crc=$?
 	check "no such container: exit" 2 "$crc"
 	check "no such container: said" 1 "$(count_matching 'check nosuch: no such container' "$WORK/err")"
+	# A confdir that cannot be listed: said, the host still reported, exit 3.
+	: >"$WORK/notadir"
+	crc=0
+	"$GP" --root "$WORK/chk" --confdir "$WORK/notadir" --lxcpath "$P" check --all \
+		>"$WORK/out" 2>"$WORK/err" || crc=$?
+	check "unlistable confdir: exit" 3 "$crc"
+	check "unlistable confdir: said" 1 "$(count_matching 'Failed to list the containers with an ini in' "$WORK/err")"
+	check "unlistable confdir: host reported" 1 "$(count_matching '^host' "$WORK/out")"
 	# A broken ini is a finding with file:line, and the container's other checks still run.
 	printf '[gpu]\ndevices = all\nbogus = 1\n' >"$CONF/chk.ini"
 	check_json "$WORK/chk" chk

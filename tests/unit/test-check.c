@@ -401,14 +401,21 @@ static void refused_ini(void **state)
 static void missing_container(void **state)
 {
 	struct gp_check_ctx ctx;
+	int init, absent, broken;
 
 	(void)state;
 	copy_fixture("h200-580-open");
+	/* One that exists with a config that does not parse is not "no such container". */
+	pve_config("arch: amd64\nthis is no key value line\n");
 	memset(&found, 0, sizeof(found));
 	silence(true);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, NULL, true), 0);
-	assert_int_equal(gp_check_container(&ctx, "999", &found), -ENOENT);
+	init = gp_check_ctx_init(&ctx, root, confdir, NULL, true);
+	absent = gp_check_container(&ctx, "999", &found);
+	broken = gp_check_container(&ctx, "101", &found);
 	silence(false);
+	assert_int_equal(init, 0);
+	assert_int_equal(absent, -ENOENT);
+	assert_int_equal(broken, -EINVAL);
 	gp_check_ctx_free(&ctx);
 	cleanup();
 }
