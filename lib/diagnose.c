@@ -27,37 +27,12 @@ bool gp_diagnose_needs_hmm(const struct gp_probe_result *r)
 	       (r->timed_out && r->reached_cuinit && !r->cuinit_done);
 }
 
-static void container_node_finding(struct gp_findings *f, const struct gp_expect *e,
-				   const struct gp_node *want, const struct gp_probe_node *n)
+/* A node that is there and today's, but that the probe could not open: why, by its errno. */
+static void open_finding(struct gp_findings *f, const struct gp_expect *e,
+			 const struct gp_node *want, const struct gp_probe_node *n)
 {
 	struct gp_finding *x;
 
-	if ((!n || !n->exists) && !e->attached)
-		return; /* without an ini, the host's full list is only a guess */
-	if (!n || !n->exists) {
-		x = gp_findings_add(f, GP_FINDING_NODE_MISSING);
-		if (!x)
-			return;
-		GP_SET(x->summary, "/dev/%s is missing in container %s", want->name, e->name);
-		GP_SET(x->evidence, "stat(\"/dev/%s\") failed inside; expected c %u:%u", want->name,
-		       want->major, want->minor);
-		GP_SET(x->fix, "restart the container so that gpu-hook binds it (check its log for "
-			       "gpu-hook errors); on the host: gpu-provision prepare");
-		return;
-	}
-	if (!n->is_chr || n->major != want->major || n->minor != want->minor) {
-		x = gp_findings_add(f, GP_FINDING_NODE_STALE);
-		if (!x)
-			return;
-		GP_SET(x->summary, "/dev/%s in container %s is not today's c %u:%u", want->name,
-		       e->name, want->major, want->minor);
-		GP_SET(x->evidence, "inside: %s %u:%u", n->is_chr ? "c" : "not a char device",
-		       n->major, n->minor);
-		GP_SET(x->fix,
-		       "remove the static mount entry or node for it and restart the container: "
-		       "gpu-hook binds today's node");
-		return;
-	}
 	if (n->open_errno == EPERM) {
 		x = gp_findings_add(f, GP_FINDING_NODE_CGROUP);
 		if (!x)
@@ -94,6 +69,40 @@ static void container_node_finding(struct gp_findings *f, const struct gp_expect
 		       "on the host: gpu-provision prepare  (loads the modules), then check "
 		       "gpu-provision host");
 	}
+}
+
+static void container_node_finding(struct gp_findings *f, const struct gp_expect *e,
+				   const struct gp_node *want, const struct gp_probe_node *n)
+{
+	struct gp_finding *x;
+
+	if ((!n || !n->exists) && !e->attached)
+		return; /* without an ini, the host's full list is only a guess */
+	if (!n || !n->exists) {
+		x = gp_findings_add(f, GP_FINDING_NODE_MISSING);
+		if (!x)
+			return;
+		GP_SET(x->summary, "/dev/%s is missing in container %s", want->name, e->name);
+		GP_SET(x->evidence, "stat(\"/dev/%s\") failed inside; expected c %u:%u", want->name,
+		       want->major, want->minor);
+		GP_SET(x->fix, "restart the container so that gpu-hook binds it (check its log for "
+			       "gpu-hook errors); on the host: gpu-provision prepare");
+		return;
+	}
+	if (!n->is_chr || n->major != want->major || n->minor != want->minor) {
+		x = gp_findings_add(f, GP_FINDING_NODE_STALE);
+		if (!x)
+			return;
+		GP_SET(x->summary, "/dev/%s in container %s is not today's c %u:%u", want->name,
+		       e->name, want->major, want->minor);
+		GP_SET(x->evidence, "inside: %s %u:%u", n->is_chr ? "c" : "not a char device",
+		       n->major, n->minor);
+		GP_SET(x->fix,
+		       "remove the static mount entry or node for it and restart the container: "
+		       "gpu-hook binds today's node");
+		return;
+	}
+	open_finding(f, e, want, n);
 }
 
 /* gpu-probe reports every node before libcuda: past that line, a node not named is absent. */
