@@ -48,7 +48,7 @@ BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
 all: $(BINS)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | pkg-check
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -217,6 +217,12 @@ uninstall:
 deps:
 	@tools/deps.sh
 
+# Compiling without the build packages says what to do instead of failing at the link.
+.PHONY: pkg-check
+pkg-check:
+	@pkg-config --exists $(PKGS) 2>/dev/null || { echo "gpu-provision: the build packages \
+	are missing (pkg-config $(PKGS)): run sudo make deps" >&2; exit 1; }
+
 unit: $(UNIT_BIN)
 	@tools/run-unit.sh $(UNIT_BIN)
 
@@ -241,7 +247,10 @@ valgrind: deps
 docs: all
 	$(BUILD)/gpu-provision findings --format markdown >docs/findings.md
 
-demo: deps all
+# deps first, then a make that reads the Makefile again: the pkg-config flags above are
+# taken when it is read, and on a fresh machine the packages come only with deps.
+demo: deps
+	$(MAKE) all
 	@tools/demo.sh
 
 bench: deps

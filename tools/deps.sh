@@ -1,9 +1,13 @@
 #!/bin/sh
-# Installs, through apt, the build, test and runtime packages that are missing; nothing else.
+# Installs, through apt, the packages of tools/packages that are missing; nothing else.
+# Usage: tools/deps.sh [ROLE...]   (default: every role: build, run and test)
 set -eu
-pkgs="gcc make pkg-config lxc lxc-dev libkmod-dev libblkid-dev libinih-dev libjson-c-dev
-zlib1g-dev libcmocka-dev busybox-static kmod debootstrap valgrind
-clang libclang-rt-14-dev prometheus jq"
+list=$(dirname "$0")/packages
+roles=${*:-build run test}
+pkgs=""
+for role in $roles; do
+	pkgs="$pkgs $(awk -v r="$role" '$1 == r { print $2 }' "$list")"
+done
 missing=""
 for p in $pkgs; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
