@@ -31,13 +31,16 @@ struct gp_cli {
 	bool unprivileged;
 	bool force;
 	const char *format;
+	const char *output; /* check: the file to replace with the result */
 	char **args; /* args[0] is the command */
 	int nargs;
 };
 
 struct gp_command {
 	const char *name;
+	const char *synopsis; /* what follows the name in its usage line */
 	const char *help;
+	const char *options; /* the long options it reads, space-separated, as in --help */
 	int (*run)(const struct gp_cli *cli);
 };
 

@@ -13,58 +13,32 @@
 #include "paths.h"
 #include "util.h"
 
+/* Each command's options are the names of cli_options[] it reads (t-docs.sh holds --help,
+ * each command's --help and gpu-provision(8) to these tables). */
+#define ATTACH_OPTS "root lxcpath confdir pve gpus caps mode dry-run"
 static const struct gp_command commands[] = {
-	{ "host", "show the host's driver, GPUs, majors and uvm state", gp_cmd_host },
-	{ "create", "NAME --template T | ID --ostemplate VOLID: a new container with GPUs",
-	  gp_cmd_create },
-	{ "attach", "NAME --gpus SEL [--caps CAPS]: give a container GPUs", gp_cmd_attach },
-	{ "detach", "NAME: take them away again", gp_cmd_detach },
-	{ "prepare", "[--persist]: load nvidia_uvm as the HMM policy wants, make the nodes",
-	  gp_cmd_prepare },
-	{ "probe", "NAME: run cuInit inside the running container and explain the result",
-	  gp_cmd_probe },
-	{ "sync", "NAME|--all: rewrite rules and plans for today's majors and GPUs", gp_cmd_sync },
-	{ "list", "the containers with GPUs, their mode, state and last probe", gp_cmd_list },
-	{ "check", "[NAME|--all]: diagnose the host, the configs and the running containers",
-	  gp_cmd_check },
-	{ "findings", "[--format markdown]: every finding check can raise, and its fix",
+	{ "host", "", "show the host's driver, GPUs, majors and uvm state", "root json",
+	  gp_cmd_host },
+	{ "create", "NAME --template T | ID --ostemplate VOLID [-- ARGS]",
+	  "a new container with GPUs",
+	  ATTACH_OPTS " template config ostemplate unprivileged rootfs-dev force", gp_cmd_create },
+	{ "attach", "NAME [--gpus SEL] [--caps CAPS]", "give a container GPUs", ATTACH_OPTS,
+	  gp_cmd_attach },
+	{ "detach", "NAME", "take them away again", "root lxcpath confdir pve dry-run",
+	  gp_cmd_detach },
+	{ "prepare", "[--persist]", "load nvidia_uvm as the HMM policy wants, make the nodes",
+	  "root confdir persist container modules-only dry-run", gp_cmd_prepare },
+	{ "probe", "NAME", "run cuInit inside the running container and explain the result",
+	  "root lxcpath confdir timeout json", gp_cmd_probe },
+	{ "sync", "NAME|--all", "rewrite rules and plans for today's majors and GPUs",
+	  "root lxcpath confdir pve all dry-run", gp_cmd_sync },
+	{ "list", "", "the containers with GPUs, their mode, state and last probe",
+	  "root lxcpath confdir pve json", gp_cmd_list },
+	{ "check", "[NAME|--all]", "diagnose the host, the configs and the running containers",
+	  "root lxcpath confdir pve all timeout json format", gp_cmd_check },
+	{ "findings", "[--format markdown]", "every finding check can raise, and its fix", "format",
 	  gp_cmd_findings },
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: gpu-provision [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
-	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f,
-		"\nOptions:\n"
-		"  --root DIR      read and write the host's driver files under DIR\n"
-		"  --lxcpath DIR   LXC's container directory (default: LXC's own)\n"
-		"  --confdir DIR   per-container ini files (default %s)\n"
-		"  --gpus SEL      all, indexes, GPU-UUIDs or PCI addresses, comma-separated\n"
-		"  --caps CAPS     mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC\n"
-		"  --dry-run       print what would change, change nothing\n"
-		"  --persist       prepare: keep uvm_disable_hmm=1 across reboots (modprobe.d)\n"
-		"  --container NAME  prepare: follow this container's [uvm] policy\n"
-		"  --modules-only  prepare: the modules only, no device nodes\n"
-		"  --timeout SECONDS  probe: the deadline (default: [probe] timeout, 30)\n"
-		"  --mode hook|devn   Proxmox: raw lxc.* hook lines (default) or devN entries\n"
-		"  --pve           treat containers as Proxmox VE's (found by /etc/pve/lxc)\n"
-		"  --all           sync: every container with an ini\n"
-		"  --template T    create: the lxc-create template (busybox, download, ...)\n"
-		"  --config FILE   create: a base LXC config, as lxc-create -f\n"
-		"  --ostemplate V  create on Proxmox VE: pct create's template volume\n"
-		"  --unprivileged  create: map root to root's subordinate ids (/etc/subuid)\n"
-		"  --rootfs-dev P  create: format P (device or image, checked with libblkid) for "
-		"the rootfs\n"
-		"  --force         create: format it even if it holds a filesystem\n"
-		"  -- ARGS         create: arguments for the template, or options for pct\n"
-		"  --json          machine-readable output\n"
-		"  --format F      check: text, json or prometheus; findings: markdown\n"
-		"  -h, --help      this text\n"
-		"  -V, --version   the version\n",
-		GP_CONFDIR);
-}
 
 static int absolute(const char *opt, const char *path, char **out)
 {
@@ -83,36 +57,124 @@ struct cli_option {
 	const char *name;
 	enum set_how how;
 	size_t field;
+	const char *arg;  /* its argument in --help, NULL for a flag */
+	const char *help; /* its line in --help */
 };
 
-#define OPT(name, how, field)                                                                      \
+/* OPT(name, how, field[, arg, help]) */
+#define OPT(name, how, field, ...)                                                                 \
 	{                                                                                          \
-		name, how, offsetof(struct gp_cli, field)                                          \
+		name, how, offsetof(struct gp_cli, field), __VA_ARGS__                             \
 	}
 static const struct cli_option cli_options[] = {
-	OPT("root", SET_PATH, root),
-	OPT("lxcpath", SET_PATH, lxcpath),
-	OPT("confdir", SET_STRING, confdir),
-	OPT("gpus", SET_STRING, gpus),
-	OPT("caps", SET_STRING, caps),
-	OPT("dry-run", SET_FLAG, dry_run),
-	OPT("json", SET_FLAG, json),
-	OPT("persist", SET_FLAG, persist),
-	OPT("container", SET_STRING, container),
-	OPT("modules-only", SET_FLAG, modules_only),
-	OPT("timeout", SET_TIMEOUT, timeout),
-	OPT("mode", SET_STRING, mode),
-	OPT("pve", SET_FLAG, pve),
-	OPT("all", SET_FLAG, all),
-	OPT("template", SET_STRING, template_name),
-	OPT("config", SET_STRING, config_file),
-	OPT("ostemplate", SET_STRING, ostemplate),
-	OPT("rootfs-dev", SET_STRING, rootfs_dev),
-	OPT("unprivileged", SET_FLAG, unprivileged),
-	OPT("force", SET_FLAG, force),
-	OPT("format", SET_FORMAT, format),
+	OPT("root", SET_PATH, root, "DIR", "read and write the host's driver files under DIR"),
+	OPT("lxcpath", SET_PATH, lxcpath, "DIR", "LXC's container directory (default: LXC's own)"),
+	OPT("confdir", SET_STRING, confdir, "DIR",
+	    "per-container ini files (default " GP_CONFDIR ")"),
+	OPT("gpus", SET_STRING, gpus, "SEL",
+	    "all, indexes, GPU-UUIDs or PCI addresses, comma-separated"),
+	OPT("caps", SET_STRING, caps, "CAPS", "mig-config, mig-monitor, gpuM/giG, gpuM/giG/ciC"),
+	OPT("dry-run", SET_FLAG, dry_run, NULL, "print what would change, change nothing"),
+	OPT("json", SET_FLAG, json, NULL, "machine-readable output"),
+	OPT("persist", SET_FLAG, persist, NULL,
+	    "keep uvm_disable_hmm=1 across reboots (modprobe.d)"),
+	OPT("container", SET_STRING, container, "NAME", "follow this container's [uvm] policy"),
+	OPT("modules-only", SET_FLAG, modules_only, NULL, "the modules only, no device nodes"),
+	OPT("timeout", SET_TIMEOUT, timeout, "SECONDS",
+	    "the probe's deadline (default: [probe] timeout, 30)"),
+	OPT("mode", SET_STRING, mode, "hook|devn",
+	    "Proxmox: raw lxc.* hook lines (default) or devN entries"),
+	OPT("pve", SET_FLAG, pve, NULL, "treat containers as Proxmox VE's (found by /etc/pve/lxc)"),
+	OPT("all", SET_FLAG, all, NULL, "every container with an ini"),
+	OPT("template", SET_STRING, template_name, "T",
+	    "the lxc-create template (busybox, download, ...)"),
+	OPT("config", SET_STRING, config_file, "FILE", "a base LXC config, as lxc-create -f"),
+	OPT("ostemplate", SET_STRING, ostemplate, "V",
+	    "on Proxmox VE: pct create's template volume"),
+	OPT("unprivileged", SET_FLAG, unprivileged, NULL,
+	    "map root to root's subordinate ids (/etc/subuid)"),
+	OPT("rootfs-dev", SET_STRING, rootfs_dev, "P",
+	    "format P (device or image, checked with libblkid) for the rootfs"),
+	OPT("force", SET_FLAG, force, NULL, "format it even if it holds a filesystem"),
+	OPT("format", SET_FORMAT, format, "F",
+	    "check: text, json or prometheus; findings: markdown"),
 };
 #define OPTION_BASE 256 /* getopt's value for cli_options[i] is OPTION_BASE + i */
+
+/* Whether the space-separated list names word. */
+static bool lists(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *s = list; (s = strstr(s, word)); s += n) {
+		if ((s == list || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* The commands that take opt, ", "-joined, when not most of them do. */
+static void taken_by(const struct cli_option *opt, char *buf, size_t size)
+{
+	size_t len = 0, n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++) {
+		if (lists(commands[i].options, opt->name) && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", n++ ? ", " : "",
+						commands[i].name);
+	}
+	if (n * 2 > GP_ARRAY_SIZE(commands))
+		buf[0] = '\0';
+}
+
+static void print_option(FILE *f, const struct cli_option *opt, bool with_commands)
+{
+	char flag[64], cmds[128] = "";
+
+	snprintf(flag, sizeof(flag), "--%s%s%s", opt->name, opt->arg ? " " : "",
+		 opt->arg ? opt->arg : "");
+	if (with_commands)
+		taken_by(opt, cmds, sizeof(cmds));
+	fprintf(f, "  %-20s %s%s%s%s\n", flag, opt->help ? opt->help : "", cmds[0] ? " [" : "",
+		cmds, cmds[0] ? "]" : "");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: gpu-provision [OPTIONS] COMMAND [ARGS]\n"
+		   "       gpu-provision COMMAND --help\n\nCommands:\n");
+	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-8s %s%s%s\n", commands[i].name, commands[i].synopsis,
+			commands[i].synopsis[0] ? ": " : "", commands[i].help);
+	fprintf(f, "\nOptions (before or after the command; [the commands that take one]):\n");
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cli_options); i++)
+		print_option(f, &cli_options[i], true);
+	fprintf(f, "  %-20s %s\n  %-20s %s\n  %-20s %s\n", "-- ARGS",
+		"create: arguments for the template, or options for pct", "-h, --help",
+		"this text; COMMAND --help: that command's alone", "-V, --version", "the version");
+}
+
+/* COMMAND --help: its usage line and the options it takes, one line each. */
+static void command_usage(FILE *f, const struct gp_command *cmd)
+{
+	fprintf(f, "Usage: gpu-provision %s%s%s\n%s\n\nOptions:\n", cmd->name,
+		cmd->synopsis[0] ? " " : "", cmd->synopsis, cmd->help);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cli_options); i++) {
+		if (lists(cmd->options, cli_options[i].name))
+			print_option(f, &cli_options[i], false);
+	}
+	fprintf(f, "  %-20s %s\n", "-h, --help", "this text");
+}
+
+static const struct gp_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++) {
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	}
+	return NULL;
+}
 
 static int set_format(const char *arg, struct gp_cli *cli)
 {
@@ -150,7 +212,8 @@ static int set_option(const struct cli_option *opt, char *arg, struct gp_cli *cl
 	return -EINVAL;
 }
 
-static int parse_options(int argc, char **argv, struct gp_cli *cli)
+/* --help is answered once every option is read: "COMMAND --help" needs the command. */
+static int parse_options(int argc, char **argv, struct gp_cli *cli, bool *help)
 {
 	struct option opts[GP_ARRAY_SIZE(cli_options) + 3] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -165,8 +228,8 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 					       NULL, OPTION_BASE + (int)i };
 	while (r == 0 && (c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		if (c == 'h') {
-			usage(stdout);
-			exit(0);
+			*help = true;
+			continue;
 		}
 		if (c == 'V') {
 			printf("gpu-provision %s\n", GP_VERSION);
@@ -181,27 +244,48 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli)
 	return r;
 }
 
+/* --help alone: every command and option; COMMAND --help: that command's. */
+static int help(const struct gp_cli *cli)
+{
+	const struct gp_command *cmd;
+
+	if (cli->nargs < 1) {
+		usage(stdout);
+		return GP_EXIT_OK;
+	}
+	cmd = find_command(cli->args[0]);
+	if (!cmd) {
+		gp_error("unknown command \"%s\"; see gpu-provision --help", cli->args[0]);
+		return GP_EXIT_USAGE;
+	}
+	command_usage(stdout, cmd);
+	return GP_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct gp_cli cli = { .confdir = GP_CONFDIR };
-	int r = -1;
+	const struct gp_command *cmd;
+	bool want_help = false;
+	int r;
 
 	gp_stdio_ensure();
-	if (parse_options(argc, argv, &cli) < 0 || cli.nargs < 1) {
+	if (parse_options(argc, argv, &cli, &want_help) < 0 || (cli.nargs < 1 && !want_help)) {
 		usage(stderr);
 		return GP_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < GP_ARRAY_SIZE(commands); i++) {
-		if (strcmp(cli.args[0], commands[i].name) != 0)
-			continue;
-		/* probe forks into containers: their processes must not see our file as exe. */
-		if (strcmp(commands[i].name, "probe") == 0 && gp_child_reexec_sealed(argv) < 0)
-			return GP_EXIT_FAILED;
-		r = commands[i].run(&cli);
-	}
-	if (r < 0)
+	if (want_help) {
+		r = help(&cli);
+	} else if (!(cmd = find_command(cli.args[0]))) {
 		gp_error("unknown command \"%s\"; see gpu-provision --help", cli.args[0]);
+		r = GP_EXIT_USAGE;
+	} else if (strcmp(cmd->name, "probe") == 0 && gp_child_reexec_sealed(argv) < 0) {
+		/* probe forks into containers: their processes must not see our file as exe. */
+		r = GP_EXIT_FAILED;
+	} else {
+		r = cmd->run(&cli);
+	}
 	free(cli.root);
 	free(cli.lxcpath);
-	return r < 0 ? GP_EXIT_USAGE : r;
+	return r;
 }
