@@ -187,6 +187,14 @@ static int check_containers(const struct gp_cli *cli, const struct gp_check_ctx 
 	return 0;
 }
 
+/* The exit code for report's return (errors found, or -errno when --output failed). */
+static int exit_code(int report, bool listing_failed)
+{
+	if (report < 0 || listing_failed)
+		return GP_EXIT_FAILED;
+	return report > 0 ? GP_EXIT_PROBLEM : GP_EXIT_OK;
+}
+
 int gp_cmd_check(const struct gp_cli *cli)
 {
 	struct gp_check_ctx ctx;
@@ -197,8 +205,8 @@ int gp_cmd_check(const struct gp_cli *cli)
 
 	if ((cli->all && cli->nargs != 1) || cli->nargs > 2 ||
 	    (cli->nargs == 2 && !gp_name_is_valid(cli->args[1]))) {
-		gp_error(
-		    "usage: gpu-provision check [NAME | --all] [--json | --format prometheus]");
+		gp_error("usage: gpu-provision check [NAME | --all] [--json | --format prometheus] "
+			 "[--output FILE]");
 		free(host);
 		return GP_EXIT_USAGE;
 	}
@@ -215,10 +223,8 @@ int gp_cmd_check(const struct gp_cli *cli)
 	subj = calloc(n > 0 ? (size_t)n : 1, sizeof(*subj));
 	if (subj && check_containers(cli, &ctx, list, subj, n > 0 ? n : 0) < 0)
 		ret = GP_EXIT_USAGE;
-	else if (subj && gp_check_report(cli, host, subj, n > 0 ? n : 0))
-		ret = n < 0 ? GP_EXIT_FAILED : GP_EXIT_PROBLEM;
 	else if (subj)
-		ret = n < 0 ? GP_EXIT_FAILED : GP_EXIT_OK;
+		ret = exit_code(gp_check_report(cli, host, subj, n > 0 ? n : 0), n < 0);
 	gp_inventory_free(list, n);
 	gp_check_ctx_free(&ctx);
 	free(subj);

@@ -7,29 +7,32 @@
 
 #include "checkreport.h"
 
-static void print_group(const char *title, const struct gp_findings *f, const char *probe, bool tty)
+static void print_group(FILE *out, const char *title, const struct gp_findings *f,
+			const char *probe, bool tty)
 {
-	printf("%s%s%s%s\n", title, probe && probe[0] ? " (probe: " : "", probe ? probe : "",
-	       probe && probe[0] ? ")" : "");
+	fprintf(out, "%s%s%s%s\n", title, probe && probe[0] ? " (probe: " : "", probe ? probe : "",
+		probe && probe[0] ? ")" : "");
 	if (f->n == 0)
-		printf("  no findings\n");
-	gp_findings_print(f, stdout, "  ", tty);
+		fprintf(out, "  no findings\n");
+	gp_findings_print(f, out, "  ", tty);
 }
 
-static void print_text(const struct gp_findings *host, const struct gp_check_subject *subj, int n)
+static void print_text(FILE *out, const struct gp_findings *host,
+		       const struct gp_check_subject *subj, int n)
 {
-	bool tty = isatty(STDOUT_FILENO);
+	bool tty = out == stdout && isatty(STDOUT_FILENO);
 
-	print_group("host", host, NULL, tty);
+	print_group(out, "host", host, NULL, tty);
 	for (int i = 0; i < n; i++) {
 		char title[96];
 
 		snprintf(title, sizeof(title), "container %s", subj[i].name);
-		print_group(title, &subj[i].f, subj[i].probe, tty);
+		print_group(out, title, &subj[i].f, subj[i].probe, tty);
 	}
 }
 
-static void print_json(const struct gp_findings *host, const struct gp_check_subject *subj, int n)
+static void print_json(FILE *out, const struct gp_findings *host,
+		       const struct gp_check_subject *subj, int n)
 {
 	struct json_object *o = json_object_new_object(), *cts = json_object_new_array();
 
@@ -44,8 +47,9 @@ static void print_json(const struct gp_findings *host, const struct gp_check_sub
 		json_object_array_add(cts, c);
 	}
 	json_object_object_add(o, "containers", cts);
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -55,9 +59,25 @@ static void count(const struct gp_findings *f, int *by_sev)
 		by_sev[f->v[i].severity]++;
 }
 
-/* The node_exporter textfile format: one gauge per severity, one per container probe. */
-static void print_prometheus(const struct gp_findings *host, const struct gp_check_subject *subj,
-			     int n)
+/* One gauge line per severity of f; labels come before severity (e.g. container="web",). */
+static void print_by_severity(FILE *out, const char *metric, const char *labels,
+			      const struct gp_findings *f)
+{
+	int by_sev[3] = { 0 };
+
+	count(f, by_sev);
+	for (int s = GP_SEV_ERROR; s <= GP_SEV_INFO; s++)
+		fprintf(out, "gpu_provision_%s{%sseverity=\"%s\"} %d\n", metric, labels,
+			gp_severity_name(s), by_sev[s]);
+}
+
+/*
+ * The node_exporter textfile format: the findings by severity (all, the host's, each
+ * container's) and each probed container's probe status. Container names are checked
+ * names ([A-Za-z0-9_.-]), so they need no escaping in a label.
+ */
+static void print_prometheus(FILE *out, const struct gp_findings *host,
+			     const struct gp_check_subject *subj, int n)
 {
 	static const char *statuses[] = { "ok", "failed", "timeout" };
 	int by_sev[3] = { 0 };
@@ -65,18 +85,69 @@ static void print_prometheus(const struct gp_findings *host, const struct gp_che
 	count(host, by_sev);
 	for (int i = 0; i < n; i++)
 		count(&subj[i].f, by_sev);
-	printf("# HELP gpu_provision_findings Findings of gpu-provision check, by severity.\n"
-	       "# TYPE gpu_provision_findings gauge\n");
+	fprintf(out, "# HELP gpu_provision_findings Findings of gpu-provision check, by severity.\n"
+		     "# TYPE gpu_provision_findings gauge\n");
 	for (int s = GP_SEV_ERROR; s <= GP_SEV_INFO; s++)
-		printf("gpu_provision_findings{severity=\"%s\"} %d\n", gp_severity_name(s),
-		       by_sev[s]);
-	printf("# HELP gpu_provision_probe_status The last probe of each running container (1 for "
-	       "its status).\n"
-	       "# TYPE gpu_provision_probe_status gauge\n");
+		fprintf(out, "gpu_provision_findings{severity=\"%s\"} %d\n", gp_severity_name(s),
+			by_sev[s]);
+	fprintf(out, "# HELP gpu_provision_host_findings Findings on the host, by severity.\n"
+		     "# TYPE gpu_provision_host_findings gauge\n");
+	print_by_severity(out, "host_findings", "", host);
+	fprintf(out, "# HELP gpu_provision_container_findings Findings of each container checked, "
+		     "by severity.\n"
+		     "# TYPE gpu_provision_container_findings gauge\n");
+	for (int i = 0; i < n; i++) {
+		char labels[96];
+
+		snprintf(labels, sizeof(labels), "container=\"%s\",", subj[i].name);
+		print_by_severity(out, "container_findings", labels, &subj[i].f);
+	}
+	fprintf(out, "# HELP gpu_provision_probe_status The last probe of each running container "
+		     "(1 for its status).\n"
+		     "# TYPE gpu_provision_probe_status gauge\n");
 	for (int i = 0; i < n; i++)
 		for (size_t k = 0; subj[i].probe[0] && k < GP_ARRAY_SIZE(statuses); k++)
-			printf("gpu_provision_probe_status{container=\"%s\",status=\"%s\"} %d\n",
-			       subj[i].name, statuses[k], strcmp(subj[i].probe, statuses[k]) == 0);
+			fprintf(out,
+				"gpu_provision_probe_status{container=\"%s\",status=\"%s\"} %d\n",
+				subj[i].name, statuses[k], strcmp(subj[i].probe, statuses[k]) == 0);
+}
+
+static void print_report(FILE *out, const struct gp_cli *cli, const struct gp_findings *host,
+			 const struct gp_check_subject *subj, int n)
+{
+	if (cli->format && strcmp(cli->format, "prometheus") == 0)
+		print_prometheus(out, host, subj, n);
+	else if (cli->json)
+		print_json(out, host, subj, n);
+	else
+		print_text(out, host, subj, n);
+}
+
+/*
+ * --output: the whole report in memory, then a temp file beside path renamed onto it, so
+ * a reader (node_exporter's textfile collector every scrape) sees the previous report or
+ * this one, never a part of one.
+ */
+static int write_output(const struct gp_cli *cli, const struct gp_findings *host,
+			const struct gp_check_subject *subj, int n)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int r;
+
+	if (!out)
+		return gp_error_errno(-errno, "Failed to hold the report in memory");
+	print_report(out, cli, host, subj, n);
+	r = ferror(out) ? -ENOMEM : 0;
+	if (fclose(out) != 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		return gp_error_errno(r, "Failed to hold the report in memory");
+	r = gp_write_file_atomic(cli->output, buf, len, 0644, 0);
+	if (r < 0)
+		return gp_error_errno(r, "Failed to write \"%s\"", cli->output);
+	return 0;
 }
 
 int gp_check_report(const struct gp_cli *cli, const struct gp_findings *host,
@@ -86,11 +157,13 @@ int gp_check_report(const struct gp_cli *cli, const struct gp_findings *host,
 
 	for (int i = 0; i < n; i++)
 		errors += gp_findings_errors(&subj[i].f);
-	if (cli->format && strcmp(cli->format, "prometheus") == 0)
-		print_prometheus(host, subj, n);
-	else if (cli->json)
-		print_json(host, subj, n);
-	else
-		print_text(host, subj, n);
+	if (cli->output) {
+		int r = write_output(cli, host, subj, n);
+
+		if (r < 0)
+			return r;
+	} else {
+		print_report(stdout, cli, host, subj, n);
+	}
 	return errors;
 }

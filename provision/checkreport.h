@@ -20,7 +20,11 @@ struct gp_check_subject {
 	struct gp_child child; /* its probe, while it runs */
 };
 
-/* Prints the result as text, --json or --format prometheus; returns the number of errors. */
+/*
+ * Prints the result as text, --json or --format prometheus, to stdout or with --output into
+ * that file (replaced by a rename); returns the number of errors, or -errno when the file
+ * could not be written (said).
+ */
 int gp_check_report(const struct gp_cli *cli, const struct gp_findings *host,
 		    const struct gp_check_subject *subj, int n);
 

@@ -35,7 +35,7 @@ static const struct gp_command commands[] = {
 	{ "list", "", "the containers with GPUs, their mode, state and last probe",
 	  "root lxcpath confdir pve json", gp_cmd_list },
 	{ "check", "[NAME|--all]", "diagnose the host, the configs and the running containers",
-	  "root lxcpath confdir pve all timeout json format", gp_cmd_check },
+	  "root lxcpath confdir pve all timeout json format output", gp_cmd_check },
 	{ "findings", "[--format markdown]", "every finding check can raise, and its fix", "format",
 	  gp_cmd_findings },
 };
@@ -98,6 +98,8 @@ static const struct cli_option cli_options[] = {
 	OPT("force", SET_FLAG, force, NULL, "format it even if it holds a filesystem"),
 	OPT("format", SET_FORMAT, format, "F",
 	    "check: text, json or prometheus; findings: markdown"),
+	OPT("output", SET_STRING, output, "FILE",
+	    "check: write the result to FILE atomically (temp + rename)"),
 };
 #define OPTION_BASE 256 /* getopt's value for cli_options[i] is OPTION_BASE + i */
 
