@@ -200,6 +200,8 @@ install: all
 	install -m 0755 $(BUILD)/gpu-hook $(DESTDIR)$(LIBEXECDIR)/gpu-hook
 	install -m 0755 $(BUILD)/gpu-probe $(DESTDIR)$(LIBEXECDIR)/gpu-probe
 	install -m 0644 conf/example.ini $(DESTDIR)$(DATADIR)/example.ini
+	test -e $(DESTDIR)$(CONFDIR)/gpu-provision.conf || install -m 0644 \
+		conf/gpu-provision.conf $(DESTDIR)$(CONFDIR)/gpu-provision.conf
 	$(call subst_paths,templates/lxc-gpu.conf.in) >$(DESTDIR)$(DATADIR)/lxc-gpu.conf
 	$(call subst_paths,templates/pve-hookscript.sh.in) >$(DESTDIR)$(DATADIR)/pve-hookscript.sh
 	chmod 0755 $(DESTDIR)$(DATADIR)/pve-hookscript.sh
@@ -213,6 +215,18 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/example.ini $(DESTDIR)$(DATADIR)/lxc-gpu.conf \
 		$(DESTDIR)$(DATADIR)/pve-hookscript.sh \
 		$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
+	cmp -s conf/gpu-provision.conf $(DESTDIR)$(CONFDIR)/gpu-provision.conf && \
+		rm -f $(DESTDIR)$(CONFDIR)/gpu-provision.conf || true
+	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(CONFDIR) 2>/dev/null || true
+
+# The Debian package (debian/, debhelper), built from a copy of the tree in $(BUILD)/deb,
+# where the .deb lands; debian/control must list tools/packages' build and run roles.
+# deb-check installs, upgrades, removes and purges it in a bookworm chroot (as root).
+.PHONY: deb
+deb:
+	@tools/check-debian-deps.sh
+	@tools/deb-build.sh $(BUILD)/deb
 
 deps:
 	@tools/deps.sh
