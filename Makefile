@@ -208,6 +208,11 @@ install: all
 	install -d $(DESTDIR)$(UNITDIR)
 	$(call subst_paths,templates/gpu-provision-prepare.service.in) \
 		>$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
+	$(call subst_paths,templates/gpu-provision-check.service.in) \
+		>$(DESTDIR)$(UNITDIR)/gpu-provision-check.service
+	$(call subst_paths,templates/gpu-provision-check.timer.in) \
+		>$(DESTDIR)$(UNITDIR)/gpu-provision-check.timer
+	install -m 0644 conf/gpu-provision.rules.yml $(DESTDIR)$(DATADIR)/gpu-provision.rules.yml
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook \
@@ -215,6 +220,8 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/example.ini $(DESTDIR)$(DATADIR)/lxc-gpu.conf \
 		$(DESTDIR)$(DATADIR)/pve-hookscript.sh \
 		$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
+	rm -f $(DESTDIR)$(UNITDIR)/gpu-provision-check.service \
+		$(DESTDIR)$(UNITDIR)/gpu-provision-check.timer $(DESTDIR)$(DATADIR)/gpu-provision.rules.yml
 	cmp -s conf/gpu-provision.conf $(DESTDIR)$(CONFDIR)/gpu-provision.conf && \
 		rm -f $(DESTDIR)$(CONFDIR)/gpu-provision.conf || true
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) \
@@ -286,6 +293,12 @@ asan:
 .PHONY: mutants
 mutants:
 	@tools/mutants.sh $(MUTANTS)
+
+# The alerting rules as Prometheus reads them, and their tests (tests/prometheus/).
+.PHONY: rules-check
+rules-check:
+	promtool check rules conf/gpu-provision.rules.yml
+	promtool test rules tests/prometheus/*.yml
 
 FORMATTED := lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c tests/unit/*.[ch] \
 	     tests/hostile/*.[ch] tests/helpers/*.c tests/faults/*.c
