@@ -47,6 +47,7 @@ BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 .PHONY: all gpu-tools tests-helpers check-slow fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
+all: man
 
 $(BUILD)/%.o: %.c | pkg-check
 	@mkdir -p $(dir $@)
@@ -213,6 +214,10 @@ install: all
 	$(call subst_paths,templates/gpu-provision-check.timer.in) \
 		>$(DESTDIR)$(UNITDIR)/gpu-provision-check.timer
 	install -m 0644 conf/gpu-provision.rules.yml $(DESTDIR)$(DATADIR)/gpu-provision.rules.yml
+	install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 completion/gpu-provision $(DESTDIR)$(BASHCOMPDIR)/gpu-provision
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpu-provision $(DESTDIR)$(LIBEXECDIR)/gpu-hook \
@@ -222,6 +227,9 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/gpu-provision-prepare.service
 	rm -f $(DESTDIR)$(UNITDIR)/gpu-provision-check.service \
 		$(DESTDIR)$(UNITDIR)/gpu-provision-check.timer $(DESTDIR)$(DATADIR)/gpu-provision.rules.yml
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(filter %.8,$(MAN_PAGES)))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MAN_PAGES)))) \
+		$(DESTDIR)$(BASHCOMPDIR)/gpu-provision
 	cmp -s conf/gpu-provision.conf $(DESTDIR)$(CONFDIR)/gpu-provision.conf && \
 		rm -f $(DESTDIR)$(CONFDIR)/gpu-provision.conf || true
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR) \
@@ -235,8 +243,21 @@ deb:
 	@tools/check-debian-deps.sh
 	@tools/deb-build.sh $(BUILD)/deb
 
+
 deps:
 	@tools/deps.sh
+
+# Man pages, one scdoc source each (man/NAME.SECTION.scd), and the bash completion
+# (completion/gpu-provision); tests/integration/t-docs.sh holds them to the code's tables.
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MAN_PAGES   := $(patsubst man/%.scd,$(BUILD)/man/%,$(wildcard man/*.scd))
+.PHONY: man
+man: $(MAN_PAGES)
+$(BUILD)/man/%: man/%.scd
+	@mkdir -p $(dir $@)
+	@command -v scdoc >/dev/null || { echo "gpu-provision: scdoc is missing: run sudo make deps" >&2; exit 1; }
+	$(Q)scdoc <$< >$@.tmp && mv $@.tmp $@
 
 # Compiling without the build packages says what to do instead of failing at the link.
 .PHONY: pkg-check
