@@ -6,10 +6,10 @@
 # start_node_exporter DIR: a prometheus-node-exporter on a free loopback port with only the
 # textfile collector, reading DIR; sets NE_PID and NE_URL. The caller's EXIT trap stops it.
 start_node_exporter() {
-	local port i
+	local port
 	command -v prometheus-node-exporter >/dev/null ||
 		{ echo "prometheus-node-exporter is missing: make deps"; return 1; }
-	for i in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		port=$((20000 + RANDOM % 20000))
 		prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
 			--collector.disable-defaults --collector.textfile \
@@ -117,10 +117,13 @@ test_prometheus_units() {
 	check "success exit" "SuccessExitStatus=1" "$(grep '^SuccessExitStatus=' "$svc")"
 	t=$(sed -n 's/^TimeoutStartSec=\([0-9]*\)s$/\1/p' "$svc")
 	p=$(sed -n 's/^OnUnitActiveSec=\([0-9]*\)min$/\1/p' "$timer")
-	[ -n "$t" ] && [ -n "$p" ] && [ "$t" -lt $((p * 60)) ] ||
-		{ echo "    timeout [$t s] not shorter than the period [$p min]"; return 1; }
+	if [ -z "$t" ] || [ -z "$p" ] || [ "$t" -ge $((p * 60)) ]; then
+		echo "    timeout [$t s] not shorter than the period [$p min]"
+		return 1
+	fi
 	grep -q -- '--output /var/lib/prometheus/node-exporter/gpu-provision.prom$' "$svc"
 	grep -qx 'ARGS=""' /etc/default/prometheus-node-exporter || return 0
-	prometheus-node-exporter --help 2>&1 |
-		grep -q 'collector.textfile.directory="/var/lib/prometheus/node-exporter"'
+	local help
+	help=$(prometheus-node-exporter --help 2>&1)
+	[[ $help == *'textfile.directory="/var/lib/prometheus/node-exporter"'* ]]
 }
