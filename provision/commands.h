@@ -32,7 +32,7 @@ struct gp_cli {
 	bool force;
 	const char *format;
 	const char *output; /* check: the file to replace with the result */
-	char **args; /* args[0] is the command */
+	char **args;	    /* args[0] is the command */
 	int nargs;
 };
 
