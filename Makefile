@@ -238,11 +238,14 @@ uninstall:
 # The Debian package (debian/, debhelper), built from a copy of the tree in $(BUILD)/deb,
 # where the .deb lands; debian/control must list tools/packages' build and run roles.
 # deb-check installs, upgrades, removes and purges it in a bookworm chroot (as root).
-.PHONY: deb
+.PHONY: deb deb-check
 deb:
 	@tools/check-debian-deps.sh
 	@tools/deb-build.sh $(BUILD)/deb
 
+deb-check:
+	@tools/check-debian-deps.sh
+	@tools/deb-check.sh $(BUILD)/deb
 
 deps:
 	@tools/deps.sh
