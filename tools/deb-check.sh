@@ -77,8 +77,11 @@ conffile=$R/etc/gpu-provision/gpu-provision.conf
 files=(usr/sbin/gpu-provision usr/libexec/gpu-provision/gpu-hook usr/libexec/gpu-provision/gpu-probe
 	usr/share/gpu-provision/example.ini usr/share/gpu-provision/lxc-gpu.conf
 	usr/share/gpu-provision/pve-hookscript.sh lib/systemd/system/gpu-provision-prepare.service)
-all_present() { local f; for f in "${files[@]}"; do [ -f "$R/$f" ] || return 1; done; }
-none_present() { local f; for f in "${files[@]}"; do [ ! -e "$R/$f" ] || return 1; done; }
+# Besides those: every file the package holds but its conffile (man pages, other units).
+mapfile -t held < <(dpkg-deb --fsys-tarfile "$new_deb" | tar -t | sed -n 's|^\./||; /[^/]$/p' |
+	grep -v '^etc/gpu-provision/gpu-provision.conf$')
+all_present() { local f; for f in "${files[@]}" "${held[@]}"; do [ -f "$R/$f" ] || return 1; done; }
+none_present() { local f; for f in "${files[@]}" "${held[@]}"; do [ ! -e "$R/$f" ] || return 1; done; }
 status() { in_root dpkg-query -W -f='${Status} ${Version}' gpu-provision 2>/dev/null || true; }
 
 echo "deb-check: the dependencies from $MIRROR, then a snapshot of the chroot"
@@ -89,22 +92,22 @@ snapshot >"$W/before"
 echo "deb-check: apt-get install ./$(basename "$old_deb")"
 apt_in_root install "/tmp/$(basename "$old_deb")"
 expect "installed $old" test "$(status)" = "install ok installed $old"
-expect "files at their FHS paths" all_present
+expect "files at their FHS paths (${#held[@]} in the package)" all_present
 expect "gpu-provision.conf is a conffile" \
 	grep -q '^ /etc/gpu-provision/gpu-provision.conf ' <(in_root dpkg-query -W -f='${Conffiles}\n' gpu-provision)
 expect "the shipped gpu-provision.conf sets nothing" test -z "$(grep -Ev '^[[:space:]]*([#;]|\[|$)' "$conffile")"
 expect "gpu-provision runs: --version" in_root /usr/sbin/gpu-provision --version
 expect "gpu-hook is linked statically" \
 	bash -c "! LC_ALL=C readelf -d '$R/usr/libexec/gpu-provision/gpu-hook' | grep -q NEEDED"
-expect "the prepare unit is not enabled" \
-	test -z "$(find "$R/etc/systemd" -name gpu-provision-prepare.service 2>/dev/null)"
+expect "no unit of the package is enabled" \
+	test -z "$(find "$R/etc/systemd" -name 'gpu-provision-*' 2>/dev/null)"
 
 echo "deb-check: an admin edits gpu-provision.conf; upgrade to $version"
 sed -i 's/^;timeout = 30$/timeout = 45/' "$conffile"
 cp "$conffile" "$W/conf.edited"
 apt_in_root install "/tmp/$(basename "$new_deb")"
 expect "upgraded to $version" test "$(status)" = "install ok installed $version"
-expect "files at their FHS paths" all_present
+expect "files at their FHS paths (${#held[@]} in the package)" all_present
 expect "the edited conffile is kept" cmp -s "$conffile" "$W/conf.edited"
 
 echo "deb-check: a container with GPUs; apt-get remove"
