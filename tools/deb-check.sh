@@ -4,7 +4,7 @@
 # /var/cache/gpu-provision-ci, copied per run), with its dependencies from the mirror.
 # The previous version is this tree built under VERSION~prev (debian/changelog's first
 # line changed in the scratch copy): the upgrade path, not an old tree's behaviour.
-# Also: make install and make uninstall into a DESTDIR leave no file behind.
+# Also: lintian, and make install and make uninstall into a DESTDIR leave no file behind.
 # Usage (as root): tools/deb-check.sh OUTDIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +31,12 @@ echo "deb-check: building $old and $version"
 out=$(cd "$out" && pwd)
 new_deb=$out/gpu-provision_${version}_amd64.deb
 old_deb=$out/gpu-provision_${old}_amd64.deb
+
+echo "deb-check: lintian (errors and warnings fail; overrides in debian/, each with its reason)"
+lintian_rc=0
+lintian --fail-on error,warning "$new_deb" >"$out/lintian.log" 2>&1 || lintian_rc=$?
+grep -v 'running with root privileges' "$out/lintian.log" | sed 's/^/         /' || true
+expect "lintian: no error, no warning" test "$lintian_rc" -eq 0
 
 W=$(mktemp -d /tmp/gp-deb-check.XXXXXX)
 R=$W/root
