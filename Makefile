@@ -239,11 +239,11 @@ uninstall:
 # where the .deb lands; debian/control must list tools/packages' build and run roles.
 # deb-check installs, upgrades, removes and purges it in a bookworm chroot (as root).
 .PHONY: deb deb-check
-deb:
+deb: deps
 	@tools/check-debian-deps.sh
 	@tools/deb-build.sh $(BUILD)/deb
 
-deb-check:
+deb-check: deps
 	@tools/check-debian-deps.sh
 	@tools/deb-check.sh $(BUILD)/deb
 

@@ -18,7 +18,21 @@ path_is_trusted() {
 	done
 }
 
+# path_is_reachable PATH: every directory above PATH lets others through (o+x): an
+# unprivileged container's hooks run as its mapped root, which is "others" on the host.
+path_is_reachable() {
+	local p
+	p=$(realpath -e "$1") || return 1
+	p=$(dirname "$p")
+	while :; do
+		[ $((8#$(stat -c '%a' "$p") & 8#001)) = 1 ] || return 1
+		[ "$p" = / ] && return 0
+		p=$(dirname "$p")
+	done
+}
+
 # use_trusted_install: when the build tree fails that rule (a clone under /tmp, a home),
+# or an unprivileged container's hook could not reach it (a clone under /root, mode 0700),
 # install the binaries into a fresh root-owned directory under /var/lib, all three side by
 # side (gpu-provision finds gpu-hook and gpu-probe beside itself, as in a build tree), and
 # point GP there. GP_INSTALLED names that directory (empty when the build tree is used);
@@ -27,7 +41,7 @@ use_trusted_install() {
 	local build
 	build=$(dirname "$GP")
 	GP_INSTALLED=
-	path_is_trusted "$build/gpu-hook" && return 0
+	path_is_trusted "$build/gpu-hook" && path_is_reachable "$build/gpu-hook" && return 0
 	path_is_trusted /var/lib || { echo "no root-owned place to install the binaries" >&2; return 1; }
 	GP_INSTALLED=$(mktemp -d /var/lib/gp-test-bin.XXXXXX)
 	chmod 0755 "$GP_INSTALLED"
