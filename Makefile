@@ -49,7 +49,16 @@ BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 all: $(BINS)
 all: man
 
-$(BUILD)/%.o: %.c | pkg-check
+# The install paths are compiled in: a make with another PREFIX (or VERSION, CONFDIR...)
+# must rebuild, so the objects depend on a file that changes when they do.
+PATHS_SEEN := $(VERSION) $(CONFDIR) $(LIBEXECDIR) $(SBINDIR)
+$(BUILD)/paths.seen: FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(PATHS_SEEN)" ] || echo "$(PATHS_SEEN)" >$@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/%.o: %.c $(BUILD)/paths.seen | pkg-check
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -93,7 +102,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 $(BUILD)/gpu-probe: probe/gpu-probe.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
+	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
 		-nostartfiles -Wl,-z,relro,-z,now -o $@ $< -Wl,--no-as-needed -l:libdl.so.2
 
 # The test double of libcuda.so.1 (tests/fakecuda/libcuda.c), under two version names.
@@ -239,11 +248,13 @@ uninstall:
 # where the .deb lands; debian/control must list tools/packages' build and run roles.
 # deb-check installs, upgrades, removes and purges it in a bookworm chroot (as root).
 .PHONY: deb deb-check
-deb: deps
+deb:
+	@tools/deps.sh build pkg
 	@tools/check-debian-deps.sh
 	@tools/deb-build.sh $(BUILD)/deb
 
-deb-check: deps
+deb-check:
+	@tools/deps.sh build pkg
 	@tools/check-debian-deps.sh
 	@tools/deb-check.sh $(BUILD)/deb
 
@@ -294,7 +305,8 @@ docs: all
 
 # deps first, then a make that reads the Makefile again: the pkg-config flags above are
 # taken when it is read, and on a fresh machine the packages come only with deps.
-demo: deps
+demo:
+	@tools/deps.sh build run demo
 	$(MAKE) all
 	@tools/demo.sh
 

@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	clean_environment(&env);
 	gp_log_prefix = "gpu-hook";
 	gp_log_stdout = true;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			root = optarg;

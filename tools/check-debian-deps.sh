@@ -20,7 +20,7 @@ field() {
 			-e 's/[ \t]*$//' | grep -v -e '^$' -e '^\${' -e '^debhelper-compat$' | sort
 }
 role() {
-	awk -v r="$1" '$1 == r { print $2 }' "$list" | sort
+	awk -v r="$1" '$1 !~ /^#/ && ("," $1 ",") ~ ("," r ",") { print $2 }' "$list" | sort
 }
 
 rc=0
