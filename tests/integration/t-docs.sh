@@ -97,6 +97,25 @@ complete_line() {
 	)
 }
 
+# complete_as_bash WORD...: as bash drives it, with bash-completion loaded: the line split
+# at COMP_WORDBREAKS (':' and '=' are words of their own); prints what bash would insert.
+complete_as_bash() {
+	(
+		# shellcheck source=/dev/null
+		. /usr/share/bash-completion/bash_completion
+		# shellcheck source=/dev/null
+		. "$GP_TOP/completion/gpu-provision"
+		COMP_LINE="$GP $*"
+		COMP_POINT=${#COMP_LINE}
+		read -r -a COMP_WORDS <<<"$(sed -E 's/([:=])/ \1 /g' <<<"$COMP_LINE")"
+		[[ $COMP_LINE == *" " ]] && COMP_WORDS+=("")
+		[[ $COMP_LINE == *[:=] ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_gpu_provision
+		printf '%s\n' "${COMPREPLY[@]}" | sort
+	)
+}
+
 test_completion() {
 	local root=$WORK/docs-root lxcp=$WORK/docs-lxc fix=$GP_FIXTURES/quad-550-proprietary
 	local nl=$'\n'
@@ -116,6 +135,12 @@ test_completion() {
 		0000:01:00.0 0000:41:00.0 0000:81:00.0 0000:c1:00.0 | sort)" \
 		"$(complete_line --root "$fix" attach web --gpus "")"
 	check "--gpus 0,0000:8" "0,0000:81:00.0" "$(complete_line --root "$fix" attach web --gpus 0,0000:8)"
+	check "--gpus 0, leaves 0 out" "$(printf '%s\n' 0,1 0,2 0,3)" "$(complete_line --root "$fix" attach web --gpus 0, | grep -E '^0,[0-9]$')"
+	# as bash splits the line: after a ':' it inserts only what follows it; --root=DIR counts
+	check "bash: --gpus 0000:4" "41:00.0" "$(complete_as_bash --root "$fix" attach web --gpus 0000:4)"
+	# (this machine has no GPU: without --root=DIR understood, "all" would be all)
+	check "bash: --root=DIR" 13 "$(complete_as_bash --root="$fix" attach x --gpus "" | wc -l)"
+	check "bash: --output FILE" "$WORK/docs-out.prom" "$(: >"$WORK/docs-out.prom"; complete_as_bash check --output "$WORK/docs-out.")"
 	check "--gpus GPU-...c" "GPU-1a2b3c4d-0000-4000-8000-0000000000c1" \
 		"$(complete_line --root "$fix" attach web --gpus GPU-1a2b3c4d-0000-4000-8000-0000000000c)"
 	check "no root, no GPUs" "all" "$(complete_line --root "$WORK/none" attach x --gpus "")"
