@@ -8,6 +8,7 @@ pkgs=""
 for role in $roles; do
 	pkgs="$pkgs $(awk -v r="$role" '$1 !~ /^#/ && ("," $1 ",") ~ ("," r ",") { print $2 }' "$list")"
 done
+# shellcheck disable=SC2086 # one package a word
 pkgs=$(printf '%s\n' $pkgs | sort -u)
 missing=""
 for p in $pkgs; do

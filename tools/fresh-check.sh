@@ -58,6 +58,7 @@ say "clone of $(git -C "$top" rev-parse --short HEAD) in a fresh minbase bookwor
 
 # One command, in the tree's own mount namespace, from the clone; its mounts go with it.
 in_fresh() {
+	# shellcheck disable=SC2016 # the script is expanded by the inner shell, with its arguments
 	unshare --mount --propagation private -- /bin/bash -euo pipefail -c '
 		root=$1 archives=$2 cmd=$3
 		mount --bind "$root" "$root"
