@@ -156,7 +156,7 @@ tests-helpers: $(EDIT_HELPERS)
 $(BUILD)/tests/test-ctconf: UNIT_LDFLAGS = -Wl,--wrap=gp_read_file
 
 # libFuzzer targets (clang): make fuzz runs each for FUZZ_SECONDS from its corpus.
-FUZZ_TARGETS := pveconf probe ctconf procfs
+FUZZ_TARGETS := pveconf probe ctconf procfs ldcache
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	      -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)

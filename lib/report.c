@@ -102,6 +102,57 @@ static struct json_object *modules_json(const struct gp_modules *m)
 	return o;
 }
 
+static struct json_object *userspace_json(const struct gp_userspace *u)
+{
+	struct json_object *o = json_object_new_object(), *libs = json_object_new_array();
+
+	json_object_object_add(o, "cache", json_object_new_boolean(u->cache_found));
+	for (size_t i = 0; i < u->n; i++) {
+		const struct gp_userspace_lib *l = &u->v[i];
+		struct json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "capability",
+				       json_object_new_string(gp_capability_name(l->cap)));
+		json_object_object_add(x, "soname", json_object_new_string(l->soname));
+		json_object_object_add(x, "path", json_object_new_string(l->path));
+		json_object_object_add(x, "file", json_object_new_string(l->file));
+		json_object_object_add(x, "version", json_object_new_string(l->version));
+		json_object_object_add(x, "matches_module", json_object_new_boolean(l->matches));
+		json_object_array_add(libs, x);
+	}
+	json_object_object_add(o, "libraries", libs);
+	return o;
+}
+
+/* The driver's libraries per capability, each with its version (and "!" when not the module's). */
+static void print_userspace(const struct gp_userspace *u, const char *module, FILE *f)
+{
+	if (!u->cache_found) {
+		fprintf(f, "user space: no /etc/ld.so.cache to find the driver's libraries in\n");
+		return;
+	}
+	fprintf(f, "user space: %zu driver libraries in /etc/ld.so.cache\n", u->n);
+	for (int c = 0; c < GP_CAP_COUNT; c++) {
+		bool any = false;
+
+		for (size_t i = 0; i < u->n; i++) {
+			const struct gp_userspace_lib *l = &u->v[i];
+
+			if ((int)l->cap != c)
+				continue;
+			fprintf(f, "%s%s %s%s%s", any ? ", " : "  ", l->soname,
+				l->version[0] ? l->version : "?",
+				l->matches ? "" : " (not the module's ", l->matches ? "" : module);
+			if (!l->matches)
+				fputc(')', f);
+			if (!any)
+				any = true;
+		}
+		if (any)
+			fprintf(f, "  [%s]\n", gp_capability_name((enum gp_capability)c));
+	}
+}
+
 struct json_object *gp_report_json(const struct gp_report *rep)
 {
 	const struct gp_host *h = rep->host;
@@ -126,6 +177,8 @@ struct json_object *gp_report_json(const struct gp_report *rep)
 	json_object_object_add(o, "uvm", uvm_json(rep));
 	json_object_object_add(o, "modules", modules_json(rep->mods));
 	json_object_object_add(o, "kernel", kernel_json(h));
+	if (rep->userspace)
+		json_object_object_add(o, "userspace", userspace_json(rep->userspace));
 	json_object_object_add(o, "findings", json_object_new_array());
 	return o;
 }
@@ -213,4 +266,6 @@ void gp_report_print(const struct gp_report *rep, FILE *f)
 	print_majors(h, f);
 	fprintf(f, "MIG caps:   %zu minors in /proc/driver/nvidia-caps/mig-minors\n", h->caps.n);
 	print_gpus(h, f);
+	if (rep->userspace)
+		print_userspace(rep->userspace, h->version, f);
 }

@@ -9,6 +9,7 @@
 #include "hmm.h"
 #include "host.h"
 #include "modules.h"
+#include "userspace.h"
 
 /* Everything gpu-provision host reports. */
 struct gp_report {
@@ -16,6 +17,7 @@ struct gp_report {
 	const struct gp_host *host;
 	const struct gp_modules *mods;
 	const struct gp_hmm *hmm;
+	const struct gp_userspace *userspace; /* the driver's libraries the loader's cache names */
 };
 
 /* The host as JSON with the contract's field names; caller owns the object. */

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "exitcode.h"
 #include "hoststate.h"
+#include "userspace.h"
 #include "paths.h"
 #include "report.h"
 #include "util.h"
@@ -15,14 +16,21 @@ int gp_cmd_host(const struct gp_cli *cli)
 	struct gp_report rep = {
 		.root = cli->root, .host = &s.host, .mods = &s.mods, .hmm = &s.hmm
 	};
+	struct gp_userspace *us;
 	int ret;
 
 	if (cli->nargs != 1) {
 		gp_error("host takes no arguments");
 		return GP_EXIT_USAGE;
 	}
-	if (gp_host_state_read(cli->root, GP_STATE_NVML, &s) < 0)
+	us = calloc(1, sizeof(*us));
+	if (!us || gp_host_state_read(cli->root, GP_STATE_NVML, &s) < 0) {
+		free(us);
 		return GP_EXIT_FAILED;
+	}
+	/* A cache that cannot be read is said, and the rest of the host still shown. */
+	if (gp_userspace_discover(cli->root, s.host.version, us) == 0)
+		rep.userspace = us;
 	if (cli->json) {
 		struct json_object *o = gp_report_json(&rep);
 
@@ -34,5 +42,6 @@ int gp_cmd_host(const struct gp_cli *cli)
 	}
 	ret = s.host.driver_loaded ? GP_EXIT_OK : GP_EXIT_PROBLEM;
 	gp_host_state_free(&s);
+	free(us);
 	return ret;
 }

@@ -64,3 +64,28 @@ test_host_text_h200() {
 	gp --root "$GP_FIXTURES/b200x8-590-open-hmm" host >"$out"
 	grep -q '^HMM:        active yes' "$out"
 }
+
+# The driver's user space from the root's loader cache (written by the real ldconfig -r
+# over a test double of libcuda.so, under the module's version, then another's).
+test_host_userspace() {
+	local r=$WORK/us lib
+	make_root h200-580-open "$r"
+	host_json_of() { gp --root "$r" host --json >"$WORK/host.json"; }
+	host_json_of
+	check "no cache" '{"cache":false,"libraries":[]}' "$(jqv .userspace)"
+	mkdir -p "$r/etc" "$r/usr/lib/x86_64-linux-gnu"
+	echo /usr/lib/x86_64-linux-gnu >"$r/etc/ld.so.conf"
+	lib=${GP_BUILD:-$GP_TOP/build}/tests/fakecuda/libcuda.so
+	cp "$lib" "$r/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04"
+	ldconfig -r "$r"
+	host_json_of
+	check "libcuda at the module's version" \
+		'[{"capability":"compute","soname":"libcuda.so.1","file":"libcuda.so.580.159.04","version":"580.159.04","matches_module":true}]' \
+		"$(jqv '[.userspace.libraries[] | {capability, soname, file, version, matches_module}]')"
+	rm "$r"/usr/lib/x86_64-linux-gnu/libcuda.so*
+	cp "$lib" "$r/usr/lib/x86_64-linux-gnu/libcuda.so.575.51.02"
+	ldconfig -r "$r"
+	host_json_of
+	check "another version, said" '["575.51.02",false]' "$(jqv '[.userspace.libraries[0] | .version, .matches_module]')"
+	check "text says it" 1 "$(gp --root "$r" host | count_matching "libcuda.so.1 575.51.02 (not the module's 580.159.04)  \[compute\]")"
+}
