@@ -78,8 +78,8 @@ $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 # It links only these objects (their own archive) and inih and zlib: the hook calling
 # anything else of lib/ (liblxc, libkmod, libblkid, json-c behind it) fails the link.
 HOOK_LIB_SRC := $(addprefix lib/,cgroup.c child.c ctconf.c escape.c hmm.c hook.c hookuvm.c log.c \
-	host.c lxcconf.c modules.c mount.c nodes.c nvidia.c parse.c paths.c plan.c trust.c util.c uvm.c \
-	vendor.c)
+	host.c inject.c ldcache.c lxcconf.c modules.c mount.c nodes.c nvidia.c parse.c paths.c plan.c trust.c \
+	userspace.c util.c uvm.c vendor.c)
 HOOK_LIB_OBJ := $(HOOK_LIB_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/libgp-hook.a: $(HOOK_LIB_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
@@ -123,6 +123,18 @@ $(FAKECUDA)/%.so: tests/fakecuda/%.c tests/fakecuda/libcuda.c
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
 tests-helpers: $(FAKECUDA_VARIANTS)
+
+# Test doubles of the rest of a driver's user space (tests/fakedriver), for the injection
+# tests: libnvidia-ml.so.1, and an nvidia-smi that loads it by its soname.
+FAKEDRIVER := $(BUILD)/tests/fakedriver
+$(FAKEDRIVER)/libnvidia-ml.so: tests/fakedriver/libnvidia-ml.c
+	@mkdir -p $(FAKEDRIVER)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+$(FAKEDRIVER)/nvidia-smi: tests/fakedriver/nvidia-smi.c
+	@mkdir -p $(FAKEDRIVER)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -o $@ $< -ldl
+
+tests-helpers: $(FAKEDRIVER)/libnvidia-ml.so $(FAKEDRIVER)/nvidia-smi
 
 # Hostile stand-ins for a container's libcuda.so.1 (tests/hostile): the double plus one attack.
 HOSTILE     := $(BUILD)/tests/hostile

@@ -130,8 +130,37 @@ static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 	return path ? r : -ENOMEM;
 }
 
+/*
+ * [driver]: what the command line says; for a new ini, inject unless the host's
+ * gpu-provision.conf decides it, or the mode runs no hook.
+ */
+static int choose_injection(const struct gp_attach_opts *o, bool is_new, struct gp_ctconf *conf)
+{
+	bool devn = strcmp(conf->mode, "devn") == 0;
+	struct gp_ctconf host;
+	int r = 0;
+
+	if (o->inject)
+		r = gp_ctconf_set(conf, "driver", "inject", o->inject > 0 ? "yes" : "no",
+				  "--inject");
+	else if (is_new && devn)
+		r = gp_ctconf_set(conf, "driver", "inject", "no", "--mode devn");
+	else if (is_new && gp_hostconf_load(o->confdir, &host) == 0 && !host.inject_set)
+		r = gp_ctconf_set(conf, "driver", "inject", "yes", "attach");
+	if (r == 0 && o->capabilities)
+		r = gp_ctconf_set(conf, "driver", "capabilities", o->capabilities,
+				  "--capabilities");
+	if (r == 0 && devn && conf->inject == GP_INJECT_YES) {
+		gp_error("mode devn runs no hook at start, so nothing can give the container the "
+			 "driver's user space: use --mode hook, or --no-inject");
+		r = -EINVAL;
+	}
+	return r;
+}
+
 static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struct gp_plan *plan)
 {
+	bool is_new;
 	struct gp_host host;
 	int r;
 
@@ -141,7 +170,8 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 		gp_error("\"%s\" has no %s/%s.ini yet: give --gpus", o->name, o->confdir, o->name);
 	if (r < 0 && (r != -ENOENT || !o->gpus))
 		return -EINVAL;
-	if (r == -ENOENT) {
+	is_new = r == -ENOENT;
+	if (is_new) {
 		_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
 
 		gp_ctconf_init(conf);
@@ -153,6 +183,8 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	}
 	if (o->mode)
 		snprintf(conf->mode, sizeof(conf->mode), "%s", o->mode);
+	if (choose_injection(o, is_new, conf) < 0)
+		return -EINVAL;
 	r = gp_host_read(o->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;

@@ -14,6 +14,8 @@ struct gp_attach_opts {
 	const char *caps; /* NULL keeps the ini's caps when gpus is NULL */
 	const char *hook; /* absolute path of gpu-hook */
 	const char *mode; /* Proxmox: "hook" (default) or "devn" */
+	int inject;	  /* [driver] inject: 1 yes, -1 no, 0 the ini's (a new one: yes) */
+	const char *capabilities; /* [driver] capabilities, or NULL for the ini's */
 	bool pve;	  /* Proxmox VE even without <root>/etc/pve/lxc */
 	bool dry_run;
 	bool quiet;	 /* sync: report changes, not each attach */

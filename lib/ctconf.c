@@ -13,6 +13,7 @@
 
 #include "ctconf.h"
 #include "paths.h"
+#include "userspace.h"
 #include "util.h"
 
 struct key;
@@ -46,7 +47,8 @@ struct key {
 
 _Static_assert(offsetof(struct gp_ctconf, path) == 0, "0 must be no key's offset");
 _Static_assert(sizeof(enum gp_hmm_policy) == sizeof(unsigned int) &&
-		   sizeof(enum gp_conflict) == sizeof(unsigned int),
+		   sizeof(enum gp_conflict) == sizeof(unsigned int) &&
+		   sizeof(enum gp_inject_choice) == sizeof(unsigned int),
 	       "word keys are stored as unsigned int");
 
 /* The field at a table's offset; a const conf is only read through it. */
@@ -166,6 +168,47 @@ static void hint_seconds(const struct key *k, char *buf, size_t size)
 static const struct key_type seconds_type = { parse_seconds, seconds_text, flag_is_set,
 					      hint_seconds };
 
+/* A set of words, "a, b": stored as a bit per word, in the words' order. */
+static bool parse_set(const struct key *k, struct gp_ctconf *c, const char *value)
+{
+	char copy[GP_CTCONF_MAX_LINE + 1], *save = NULL;
+	unsigned int bits = 0, i;
+
+	snprintf(copy, sizeof(copy), "%s", value);
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!find_word(k->words, gp_strtrim(w), &i))
+			return false;
+		bits |= 1U << i;
+	}
+	if (!bits)
+		return false;
+	*(unsigned int *)at(c, k->field) = bits;
+	return true;
+}
+
+static const char *set_text(const struct key *k, const struct gp_ctconf *c, char *buf, size_t size)
+{
+	unsigned int bits = *(unsigned int *)at(c, k->field);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; k->words[i] && len < size; i++)
+		if (bits & (1U << i))
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+						k->words[i]);
+	return buf;
+}
+
+static void hint_set(const struct key *k, char *buf, size_t size)
+{
+	char list[128];
+
+	join(list, sizeof(list), k->words, ", ", false);
+	snprintf(buf, size, "use one or more of %s, separated by commas", list);
+}
+
+static const struct key_type set_type = { parse_set, set_text, flag_is_set, hint_set };
+
 static const char *const mode_words[] = { "hook", "devn", NULL };
 static const char *const hmm_words[] = {
 	[GP_HMM_AUTO] = "auto", [GP_HMM_YES] = "yes", [GP_HMM_NO] = "no", NULL
@@ -173,12 +216,15 @@ static const char *const hmm_words[] = {
 static const char *const conflict_words[] = {
 	[GP_CONFLICT_REFUSE] = "refuse", [GP_CONFLICT_WARN] = "warn", NULL
 };
+static const char *const inject_words[] = { [GP_INJECT_NO] = "no", [GP_INJECT_YES] = "yes", NULL };
 
 #define VALUE(f) .field = offsetof(struct gp_ctconf, f), .size = sizeof(((struct gp_ctconf *)0)->f)
 #define TEXT(f) .type = &text_type, VALUE(f)
 #define LINE(f) .line = offsetof(struct gp_ctconf, f)
 #define WORD(f, w)                                                                                 \
 	.type = &word_type, VALUE(f), .set = offsetof(struct gp_ctconf, f##_set), .words = w
+#define SET(f, w)                                                                                  \
+	.type = &set_type, VALUE(f), .set = offsetof(struct gp_ctconf, f##_set), .words = w
 #define SECONDS(f, lo, hi)                                                                         \
 	.type = &seconds_type, VALUE(f), .set = offsetof(struct gp_ctconf, f##_set), .min = lo,    \
 	.max = hi
@@ -195,6 +241,11 @@ static const struct key keys[] = {
 	{ .doc = { "uvm", "on_conflict", "refuse", "warn", true },
 	  WORD(on_conflict, conflict_words) },
 	{ .doc = { "probe", "timeout", "30", "12", true }, SECONDS(probe_timeout, 1, 3600) },
+	/* Left out, no: an ini from before injection keeps the user space it carries. */
+	{ .doc = { "driver", "inject", "no", "yes", true }, WORD(inject, inject_words) },
+	/* NVIDIA's default, as CUDA images and Incus use. */
+	{ .doc = { "driver", "capabilities", "compute, utility", "video, graphics, display", true },
+	  SET(capabilities, gp_capability_words) },
 };
 
 #define NKEYS GP_ARRAY_SIZE(keys)
@@ -367,6 +418,24 @@ int gp_ctconf_parse(const char *buf, const char *path, struct gp_ctconf *conf)
 	return gp_ctconf_parse_as(buf, path, GP_CONF_CONTAINER, conf);
 }
 
+int gp_ctconf_set(struct gp_ctconf *conf, const char *section, const char *name, const char *value,
+		  const char *what)
+{
+	const struct key *k = find_key(GP_CONF_CONTAINER, section, name);
+	char hint[128];
+
+	if (!k)
+		return -ENOENT;
+	if (!k->type->parse(k, conf, value)) {
+		k->type->hint(k, hint, sizeof(hint));
+		gp_error("%s \"%s\": %s", what, value, hint);
+		return -EINVAL;
+	}
+	if (k->set)
+		*(bool *)at(conf, k->set) = true;
+	return 0;
+}
+
 void gp_ctconf_init(struct gp_ctconf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
@@ -508,7 +577,7 @@ char *gp_ctconf_format(const struct gp_ctconf *conf)
 {
 	struct gp_buf b = { 0 };
 	const char *section = NULL;
-	char buf[32];
+	char buf[64];
 	int r;
 
 	r = gp_buf_printf(&b, "# Written by gpu-provision attach; edit or rerun attach.\n");

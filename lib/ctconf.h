@@ -13,6 +13,9 @@ enum gp_hmm_policy { GP_HMM_AUTO, GP_HMM_YES, GP_HMM_NO };
 /* What to do when nvidia_uvm runs with the wrong uvm_disable_hmm and cannot be reloaded. */
 enum gp_conflict { GP_CONFLICT_REFUSE, GP_CONFLICT_WARN };
 
+/* Whether the hook gives the container the host's driver user space ([driver] inject). */
+enum gp_inject_choice { GP_INJECT_NO, GP_INJECT_YES };
+
 /* The per-container ini, or the host-wide defaults <confdir>/gpu-provision.conf. */
 enum gp_conf_kind { GP_CONF_CONTAINER, GP_CONF_HOST };
 
@@ -33,6 +36,10 @@ struct gp_ctconf {
 	bool on_conflict_set;
 	unsigned int probe_timeout;
 	bool probe_timeout_set;
+	enum gp_inject_choice inject;
+	bool inject_set;
+	unsigned int capabilities; /* GP_CAP_BIT(enum gp_capability) of each named */
+	bool capabilities_set;
 };
 
 /*
@@ -72,6 +79,13 @@ int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf
 
 /* Renders conf as ini text into a malloc'd string. */
 char *gp_ctconf_format(const struct gp_ctconf *conf);
+
+/*
+ * Sets [section] name to value as if the ini said it: 0, -EINVAL (said, what naming
+ * where the value came from, e.g. "--capabilities"), -ENOENT for no such key.
+ */
+int gp_ctconf_set(struct gp_ctconf *conf, const char *section, const char *name,
+		  const char *value, const char *what);
 
 /* The built-in defaults of every key (the table's), nothing set. */
 void gp_ctconf_init(struct gp_ctconf *conf);

@@ -7,6 +7,7 @@
 #include "ctconf.h"
 #include "hook.h"
 #include "host.h"
+#include "inject.h"
 #include "lxcconf.h"
 #include "mount.h"
 #include "nodes.h"
@@ -74,19 +75,49 @@ int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct
 	return missing ? -EACCES : 0;
 }
 
-static int write_plan(const char *root, const char *name, const struct gp_plan *plan)
+/* A start's runtime state: it need not survive a crash, so no fsync at each start. */
+static int write_state(char *path, char *text)
 {
-	_cleanup_free_ char *path = gp_plan_path(root, name), *text = gp_plan_format(plan);
+	_cleanup_free_ char *p = path, *t = text;
 	int r;
 
-	if (!path || !text)
+	if (!p || !t)
 		return -ENOMEM;
-	r = gp_mkdir_parents(path);
+	r = gp_mkdir_parents(p);
 	if (r == 0)
-		/* Runtime state: it need not survive a crash, so no fsync at each start. */
-		r = gp_write_file_atomic(path, text, strlen(text), 0644, 0);
+		r = gp_write_file_atomic(p, t, strlen(t), 0644, 0);
 	if (r < 0)
-		return gp_error_errno(r, "Failed to write the plan \"%s\"", path);
+		return gp_error_errno(r, "Failed to write \"%s\"", p);
+	return r;
+}
+
+static int remove_state(char *path)
+{
+	_cleanup_free_ char *p = path;
+
+	if (!p)
+		return -ENOMEM;
+	if (unlink(p) < 0 && errno != ENOENT)
+		return gp_error_errno(-errno, "Failed to remove \"%s\"", p);
+	return 0;
+}
+
+/* The driver's files this start injects, when the ini asks for them. */
+static int write_injection(const char *root, const char *name, const struct gp_ctconf *conf,
+			   const char *version)
+{
+	struct gp_inject *inj;
+	int r;
+
+	if (conf->inject != GP_INJECT_YES)
+		return remove_state(gp_inject_path(root, name));
+	inj = malloc(sizeof(*inj));
+	if (!inj)
+		return -ENOMEM;
+	r = gp_inject_select(root, version, conf->capabilities, inj);
+	if (r == 0)
+		r = write_state(gp_inject_path(root, name), gp_inject_format(inj));
+	free(inj);
 	return r;
 }
 
@@ -105,6 +136,8 @@ static int prepare_host(const char *root, const char *confdir, const char *name,
 		r = gp_plan_for_conf(root, &host, conf, GP_WHERE_LINE, NULL, plan);
 	if (r == 0)
 		r = gp_nodes_ensure(root, plan, host.params.modify != 0, false);
+	if (r == 0)
+		r = write_injection(root, name, conf, host.version);
 	gp_host_free(&host);
 	return r;
 }
@@ -135,7 +168,7 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 	r = gp_hook_check_rules(lxc_config, gp_cgroup_layout(), &plan);
 	if (r < 0)
 		return r;
-	return write_plan(root, name, &plan);
+	return write_state(gp_plan_path(root, name), gp_plan_format(&plan));
 }
 
 static int read_plan(const char *root, const char *name, struct gp_plan *plan)
@@ -158,6 +191,27 @@ static int read_plan(const char *root, const char *name, struct gp_plan *plan)
 	return 0;
 }
 
+/* What pre-start chose to inject: none without the file. */
+static int inject(const char *root, const char *name, const char *rootfs)
+{
+	_cleanup_free_ char *path = gp_inject_path(root, name), *buf = NULL;
+	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
+	int r;
+
+	if (!path || !inj)
+		return -ENOMEM;
+	r = gp_read_file(path, PLAN_MAX, &buf, NULL);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return gp_error_errno(r, "Failed to read \"%s\"", path);
+	if (gp_inject_parse(buf, inj) < 0) {
+		gp_error("\"%s\" is damaged; restart the container", path);
+		return -EINVAL;
+	}
+	return gp_inject_mount(rootfs, inj);
+}
+
 int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 {
 	struct gp_plan plan;
@@ -171,6 +225,8 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 	if (r < 0)
 		return r;
 	r = gp_mount_plan(rootfs, root, &plan);
+	if (r == 0)
+		r = inject(root, name, rootfs);
 	/*
 	 * LXC runs no post-stop after an aborted start: drop the plan here. An
 	 * unprivileged container's hook may not; the next pre-start rewrites it.
@@ -182,11 +238,7 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 
 int gp_hook_post_stop(const char *root, const char *name)
 {
-	_cleanup_free_ char *path = gp_plan_path(root, name);
+	int r = remove_state(gp_inject_path(root, name));
 
-	if (!path)
-		return -ENOMEM;
-	if (unlink(path) < 0 && errno != ENOENT)
-		return gp_error_errno(-errno, "Failed to remove the plan \"%s\"", path);
-	return 0;
+	return r < 0 ? r : remove_state(gp_plan_path(root, name));
 }

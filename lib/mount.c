@@ -17,22 +17,12 @@
 #include "paths.h"
 #include "util.h"
 
-#define RESOLVE_STRICT                                                                             \
-	(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
-
 struct done {
 	int dirfd;
 	char base[64];
 	bool created;
 	bool mounted;
 };
-
-static int openat2_fd(int dirfd, const char *path, int flags, mode_t mode, unsigned long resolve)
-{
-	struct open_how how = { .flags = (unsigned long)flags, .mode = mode, .resolve = resolve };
-
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-}
 
 static int open_source(const char *root, const struct gp_node *n)
 {
@@ -64,7 +54,7 @@ static int open_dev(const char *rootfs)
 
 	if (rootfd < 0)
 		return gp_error_errno(-errno, "Failed to open rootfs \"%s\"", rootfs);
-	fd = openat2_fd(rootfd, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+	fd = gp_openat2(rootfd, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
 			RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (fd < 0)
 		gp_error("\"%s/dev\" is not a plain directory inside the rootfs (%s): refusing to "
@@ -88,7 +78,7 @@ static int open_parent(int devfd, const char *name, const char **base)
 	*base = slash + 1;
 	if (mkdirat(devfd, dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	fd = openat2_fd(devfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_STRICT);
+	fd = gp_openat2(devfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
 	if (fd < 0)
 		gp_error("/dev/%s in the container is not a plain directory (%s): refusing", dir,
 			 strerror(errno));
@@ -100,7 +90,8 @@ static int open_target(int dirfd, const char *base, const char *name, bool *crea
 	struct stat st;
 	int fd;
 
-	fd = openat2_fd(dirfd, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0000, RESOLVE_STRICT);
+	fd = gp_openat2(dirfd, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0000,
+			GP_RESOLVE_STRICT);
 	if (fd >= 0) {
 		*created = true;
 		return fd;
@@ -108,7 +99,7 @@ static int open_target(int dirfd, const char *base, const char *name, bool *crea
 	*created = false;
 	if (errno != EEXIST)
 		goto refuse;
-	fd = openat2_fd(dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_STRICT);
+	fd = gp_openat2(dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
 	if (fd < 0)
 		goto refuse;
 	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
@@ -124,9 +115,9 @@ refuse:
 	return -errno;
 }
 
-static int bind_fd(int srcfd, int tgtfd)
+int gp_mount_bind_fd(int srcfd, int tgtfd, uint64_t attrs)
 {
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC };
+	struct mount_attr attr = { .attr_set = attrs };
 	_cleanup_close_ int tree = -1;
 
 	tree = (int)syscall(SYS_open_tree, srcfd, "",
@@ -141,17 +132,22 @@ static int bind_fd(int srcfd, int tgtfd)
 	return 0;
 }
 
+int gp_mount_undo_at(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd =
+	    gp_openat2(dirfd, name, O_PATH | O_CLOEXEC, 0, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (fd < 0 || umount2(proc, MNT_DETACH) < 0)
+		return -errno;
+	return 0;
+}
+
 static void undo(struct done *d)
 {
-	if (d->mounted) {
-		_cleanup_close_ int fd = openat2_fd(d->dirfd, d->base, O_PATH | O_CLOEXEC, 0,
-						    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-		char proc[64];
-
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (fd < 0 || umount2(proc, MNT_DETACH) < 0)
-			gp_warn("Failed to undo the bind of /dev/%s: %s", d->base, strerror(errno));
-	}
+	if (d->mounted && gp_mount_undo_at(d->dirfd, d->base) < 0)
+		gp_warn("Failed to undo the bind of /dev/%s: %s", d->base, strerror(errno));
 	if (d->created)
 		unlinkat(d->dirfd, d->base, 0);
 	gp_closep(&d->dirfd);
@@ -173,7 +169,7 @@ static int bind_node(int devfd, const char *root, const struct gp_node *n, struc
 	tgtfd = open_target(d->dirfd, base, n->name, &d->created);
 	if (tgtfd < 0)
 		return tgtfd;
-	r = bind_fd(srcfd, tgtfd);
+	r = gp_mount_bind_fd(srcfd, tgtfd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	if (r < 0)
 		return gp_error_errno(r, "Failed to bind /dev/%s into the container", n->name);
 	d->mounted = true;

@@ -3,6 +3,8 @@
 #ifndef GP_MOUNT_H
 #define GP_MOUNT_H
 
+#include <stdint.h>
+
 #include "plan.h"
 
 /*
@@ -14,5 +16,15 @@
  * Returns 0, or -errno after saying what failed and what to do.
  */
 int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *plan);
+
+/*
+ * Binds what srcfd is onto the file or directory tgtfd is, with the mount attributes
+ * attrs (MOUNT_ATTR_*): a clone of the source's mount, set before it is attached.
+ * 0 or -errno.
+ */
+int gp_mount_bind_fd(int srcfd, int tgtfd, uint64_t attrs);
+
+/* Detaches the mount on name in dirfd (no symlink followed): 0 or -errno. */
+int gp_mount_undo_at(int dirfd, const char *name);
 
 #endif

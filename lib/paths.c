@@ -84,6 +84,11 @@ char *gp_verdict_path(const char *root, const char *name)
 	return run_file(root, name, ".verdict");
 }
 
+char *gp_inject_path(const char *root, const char *name)
+{
+	return run_file(root, name, ".inject");
+}
+
 /* The directory this program came from: beside /proc/self/exe, or kept by a sealed re-exec. */
 static bool program_dir(char *dir, size_t size)
 {

@@ -38,10 +38,12 @@ char *gp_hostconf_path(const char *confdir);		      /* gpu-provision.conf */
 /* Proxmox VE's container configs: <root>/etc/pve/lxc, and <id>.conf in it (malloc'd). */
 #define GP_PVE_LXC_DIR "/etc/pve/lxc"
 char *gp_pve_config_path(const char *root, const char *id);
-/* <root>/run/gpu-provision/<file>, malloc'd: "<name>.plan", "<name>.verdict", "kconfig". */
+/* <root>/run/gpu-provision/<file>, malloc'd: "<name>.plan", "<name>.verdict",
+ * "<name>.inject", "kconfig". */
 char *gp_run_path(const char *root, const char *file);
 char *gp_plan_path(const char *root, const char *name);
 char *gp_verdict_path(const char *root, const char *name);
+char *gp_inject_path(const char *root, const char *name);
 
 /*
  * The program name beside the running binary, when it is there and executable (a build

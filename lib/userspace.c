@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The driver's user space on the host: which libraries, of which version, per capability. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ldcache.h"
@@ -41,56 +44,92 @@ static const char *const graphics_libs[] = {
 	"libnvidia-glvkspirv", "libnvidia-cbl",	   NULL
 };
 static const char *const *const libs_of[GP_CAP_COUNT] = {
-	[GP_CAP_COMPUTE] = compute_libs,
-	[GP_CAP_UTILITY] = utility_libs,
-	[GP_CAP_VIDEO] = video_libs,
-	[GP_CAP_GRAPHICS] = graphics_libs,
+	[GP_CAP_COMPUTE] = compute_libs, [GP_CAP_UTILITY] = utility_libs,
+	[GP_CAP_VIDEO] = video_libs,	 [GP_CAP_GRAPHICS] = graphics_libs,
+	[GP_CAP_DISPLAY] = NULL, /* graphics' libraries */
+};
+
+const char *const gp_capability_words[GP_CAP_COUNT + 1] = {
+	[GP_CAP_COMPUTE] = "compute",	[GP_CAP_UTILITY] = "utility", [GP_CAP_VIDEO] = "video",
+	[GP_CAP_GRAPHICS] = "graphics", [GP_CAP_DISPLAY] = "display", NULL
 };
 
 const char *gp_capability_name(enum gp_capability c)
 {
-	static const char *const names[GP_CAP_COUNT] = { "compute", "utility", "video",
-							 "graphics" };
-
-	return c < GP_CAP_COUNT ? names[c] : "?";
+	return c < GP_CAP_COUNT ? gp_capability_words[c] : "?";
 }
 
-/* The capability of a soname ("libcuda.so.1"), or GP_CAP_COUNT for none. */
-static enum gp_capability capability_of(const char *soname)
+/* The programs of each capability: libnvidia-container's src/nvc_info.c as above. */
+static const struct {
+	enum gp_capability cap;
+	const char *name;
+} programs[] = {
+	{ GP_CAP_UTILITY, "nvidia-smi" },
+	{ GP_CAP_UTILITY, "nvidia-debugdump" },
+	{ GP_CAP_COMPUTE, "nvidia-cuda-mps-control" },
+	{ GP_CAP_COMPUTE, "nvidia-cuda-mps-server" },
+};
+_Static_assert(GP_ARRAY_SIZE(programs) <= GP_USERSPACE_MAX_BINS, "room for every program");
+
+enum gp_capability gp_capability_of(const char *soname)
 {
 	const char *dot = strstr(soname, ".so");
 	size_t n = dot ? (size_t)(dot - soname) : 0;
 
 	for (int c = 0; n && c < GP_CAP_COUNT; c++)
-		for (const char *const *l = libs_of[c]; *l; l++)
+		for (const char *const *l = libs_of[c]; l && *l; l++)
 			if (strlen(*l) == n && strncmp(*l, soname, n) == 0)
 				return (enum gp_capability)c;
 	return GP_CAP_COUNT;
 }
 
-/* The file the cache's path names: its link's target, in the same directory, or itself. */
-static void file_of(const char *root, const char *path, char *file, size_t size)
+/* The path an fd has in this mount namespace: 0, or -errno. */
+static int fd_path(int fd, char *out, size_t size)
 {
-	_cleanup_free_ char *full = gp_path(root, path);
-	char target[PATH_MAX];
-	ssize_t n = full ? readlink(full, target, sizeof(target) - 1) : -1;
-	const char *base;
+	char proc[64];
+	ssize_t n;
 
-	if (n > 0) {
-		target[n] = '\0';
-		base = strrchr(target, '/');
-		snprintf(file, size, "%.*s", (int)size - 1, base ? base + 1 : target);
-		return;
-	}
-	base = strrchr(path, '/');
-	snprintf(file, size, "%s", base ? base + 1 : path);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, out, size - 1);
+	if (n < 0 || (size_t)n >= size - 1)
+		return n < 0 ? -errno : -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+/*
+ * path ("/usr/lib/x86_64-linux-gnu/libcuda.so.1") resolved inside rootfd as the root's
+ * own loader would, every link followed but none out of it: the file it is, as a path
+ * inside the root. 0, or -errno (a dangling link, a path leaving the root).
+ */
+static int resolve_in(int rootfd, const char *path, char *real, size_t size)
+{
+	_cleanup_close_ int fd = -1;
+	char top[PATH_MAX], full[PATH_MAX];
+	size_t n;
+	int r;
+
+	fd = gp_openat2(rootfd, path + (path[0] == '/'), O_PATH | O_CLOEXEC, 0,
+			RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		return -errno;
+	r = fd_path(rootfd, top, sizeof(top));
+	if (r == 0)
+		r = fd_path(fd, full, sizeof(full));
+	if (r < 0)
+		return r;
+	n = strcmp(top, "/") == 0 ? 0 : strlen(top);
+	if (strncmp(full, top, n) != 0 || full[n] != '/')
+		return -EXDEV;
+	snprintf(real, size, "%s", full + n);
+	return 0;
 }
 
 static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_ldcache_entry *e,
-	       const char *root, const char *version)
+	       int rootfd, const char *version)
 {
 	struct gp_userspace_lib *l;
-	const char *suffix;
+	const char *suffix, *base;
 
 	if (u->n == GP_USERSPACE_MAX)
 		return gp_error_errno(-E2BIG, "more than %d NVIDIA libraries in the loader's cache",
@@ -99,39 +138,104 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 	l->cap = cap;
 	snprintf(l->soname, sizeof(l->soname), "%s", e->soname);
 	snprintf(l->path, sizeof(l->path), "%s", e->path);
-	file_of(root, e->path, l->file, sizeof(l->file));
+	if (resolve_in(rootfd, e->path, l->real, sizeof(l->real)) < 0)
+		snprintf(l->real, sizeof(l->real), "%s", e->path);
+	base = strrchr(l->real, '/');
+	snprintf(l->file, sizeof(l->file), "%s", base ? base + 1 : l->real);
 	suffix = strstr(l->file, ".so.");
 	snprintf(l->version, sizeof(l->version), "%s", suffix ? suffix + 4 : "");
 	l->matches = version && *version && strcmp(l->version, version) == 0;
 	return 0;
 }
 
-int gp_userspace_discover(const char *root, const char *version, struct gp_userspace *u)
+/* The driver's libraries in the cache read from cachefd. */
+static int from_cache(int rootfd, int cachefd, const char *name, const char *version,
+		      struct gp_userspace *u)
 {
-	_cleanup_free_ char *path = gp_path(root, "/etc/ld.so.cache"), *buf = NULL;
+	_cleanup_free_ char *buf = NULL;
 	struct gp_ldcache cache;
+	struct stat st;
 	size_t len;
 	int r;
 
-	memset(u, 0, sizeof(*u));
-	if (!path)
-		return -ENOMEM;
-	if (access(path, F_OK) < 0 && errno == ENOENT)
-		return 0;
-	r = gp_read_file(path, GP_LDCACHE_MAX_SIZE, &buf, &len);
+	if (fstat(cachefd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return gp_error_errno(-EINVAL, "\"%s\" is not a regular file", name);
+	r = gp_read_fd(cachefd, GP_LDCACHE_MAX_SIZE, &buf, &len);
 	if (r < 0)
-		return r; /* said by the reader */
+		return gp_error_errno(r, "Failed to read \"%s\"", name);
 	r = gp_ldcache_parse(buf, len, &cache);
 	if (r < 0)
 		return gp_error_errno(r, "\"%s\" is not a loader cache glibc's ldconfig writes",
-				      path);
+				      name);
 	u->cache_found = true;
 	for (size_t i = 0; i < cache.n && r == 0; i++) {
-		enum gp_capability cap = capability_of(cache.v[i].soname);
+		enum gp_capability cap = gp_capability_of(cache.v[i].soname);
 
 		if (cap != GP_CAP_COUNT)
-			r = add(u, cap, &cache.v[i], root, version);
+			r = add(u, cap, &cache.v[i], rootfd, version);
 	}
 	gp_ldcache_free(&cache);
+	return r;
+}
+
+static int scan(int rootfd, const char *name, const char *version, struct gp_userspace *u)
+{
+	_cleanup_close_ int fd = -1;
+
+	memset(u, 0, sizeof(*u));
+	fd = gp_openat2(rootfd, "etc/ld.so.cache", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0,
+			RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0)
+		return gp_error_errno(-errno, "Failed to open \"%s\"", name);
+	return from_cache(rootfd, fd, name, version, u);
+}
+
+int gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u)
+{
+	return scan(rootfd, "the container's /etc/ld.so.cache", version, u);
+}
+
+/* The programs, first hit in the standard directories, as libnvidia-container's PATH. */
+static void find_programs(int rootfd, struct gp_userspace *u)
+{
+	static const char *const dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin" };
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(programs); i++) {
+		for (size_t d = 0; d < GP_ARRAY_SIZE(dirs); d++) {
+			struct gp_userspace_bin *b = &u->bins[u->nbins];
+			char path[128];
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], programs[i].name);
+			if (resolve_in(rootfd, path, b->real, sizeof(b->real)) < 0 ||
+			    fstatat(rootfd, b->real + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+				continue;
+			b->cap = programs[i].cap;
+			snprintf(b->name, sizeof(b->name), "%s", programs[i].name);
+			u->nbins++;
+			break;
+		}
+	}
+}
+
+int gp_userspace_discover(const char *root, const char *version, struct gp_userspace *u)
+{
+	_cleanup_free_ char *name = gp_path(root, "/etc/ld.so.cache");
+	_cleanup_close_ int rootfd = -1;
+	int r;
+
+	if (!name)
+		return -ENOMEM;
+	rootfd = open(gp_root_is_host(root) ? "/" : root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return gp_error_errno(-errno, "Failed to open \"%s\"", root);
+	r = scan(rootfd, name, version, u);
+	if (r == 0)
+		find_programs(rootfd, u);
 	return r;
 }

@@ -6,33 +6,68 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* NVIDIA's names for what a container may be given of the driver's user space. */
-enum gp_capability { GP_CAP_COMPUTE, GP_CAP_UTILITY, GP_CAP_VIDEO, GP_CAP_GRAPHICS, GP_CAP_COUNT };
+/*
+ * NVIDIA's names for what a container may be given of the driver's user space
+ * (NVIDIA_DRIVER_CAPABILITIES). display is graphics with /dev/nvidia-modeset.
+ */
+enum gp_capability {
+	GP_CAP_COMPUTE,
+	GP_CAP_UTILITY,
+	GP_CAP_VIDEO,
+	GP_CAP_GRAPHICS,
+	GP_CAP_DISPLAY,
+	GP_CAP_COUNT
+};
+#define GP_CAP_BIT(c) (1U << (c))
+/* The names in enum order, NULL-terminated. */
+extern const char *const gp_capability_words[GP_CAP_COUNT + 1];
 const char *gp_capability_name(enum gp_capability c);
 
-/* One driver library the host's loader cache names. */
+/* One driver library a loader cache names. */
 struct gp_userspace_lib {
 	enum gp_capability cap;
 	char soname[64];  /* libcuda.so.1 */
-	char path[256];	  /* where the cache says, under the root */
-	char file[128];	  /* the file it is: libcuda.so.580.159.04 */
+	char path[256];	  /* where the cache says, inside the root */
+	char real[256];	  /* the file it is, every link resolved inside the root */
+	char file[128];	  /* its name: libcuda.so.580.159.04 */
 	char version[32]; /* the file's version suffix: 580.159.04 */
 	bool matches;	  /* that version is the kernel module's */
 };
 
+/* One of the driver's programs. */
+struct gp_userspace_bin {
+	enum gp_capability cap;
+	char name[32];	/* nvidia-smi */
+	char real[256]; /* the file it is, inside the root */
+};
+
 #define GP_USERSPACE_MAX 128
+#define GP_USERSPACE_MAX_BINS 8
 struct gp_userspace {
 	bool cache_found; /* <root>/etc/ld.so.cache was there and read */
 	struct gp_userspace_lib v[GP_USERSPACE_MAX];
 	size_t n;
+	struct gp_userspace_bin bins[GP_USERSPACE_MAX_BINS];
+	size_t nbins;
 };
 
+/* The capability whose libraries hold soname's ("libcuda.so.1"), or GP_CAP_COUNT. */
+enum gp_capability gp_capability_of(const char *soname);
+
 /*
- * The driver's libraries on the host under root, from its loader cache, each with its
- * capability and whether its version is version (the kernel module's). No cache is not
- * an error (cache_found false). 0, or -errno for a cache that cannot be read or parsed
- * (said), or -E2BIG past GP_USERSPACE_MAX libraries.
+ * The driver's libraries and programs on the host under root: the libraries from its
+ * loader cache, each with its capability and whether its version is version (the
+ * kernel module's); the programs from /usr/bin, /usr/sbin, /bin and /sbin. No cache is
+ * not an error (cache_found false). 0, or -errno for a cache that cannot be read or
+ * parsed (said), or -E2BIG past GP_USERSPACE_MAX libraries.
  */
 int gp_userspace_discover(const char *root, const char *version, struct gp_userspace *u);
+
+/*
+ * The driver's libraries a container's loader cache names (rootfd: its rootfs), read
+ * without running anything in it and resolved inside it. Same returns as
+ * gp_userspace_discover.
+ */
+int gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u);
 
 #endif

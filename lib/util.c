@@ -2,9 +2,11 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "paths.h"
 #include "util.h"
@@ -286,4 +288,17 @@ void gp_buf_free(struct gp_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+}
+
+_Static_assert(GP_RESOLVE_STRICT == (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				     RESOLVE_NO_XDEV),
+	       "GP_RESOLVE_STRICT is these four");
+
+int gp_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned long long resolve)
+{
+	struct open_how how = { .flags = (unsigned long long)flags,
+				.mode = mode,
+				.resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }

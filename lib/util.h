@@ -85,6 +85,14 @@ int gp_edit_file(const char *path, size_t max,
 int gp_mkdir_parents(const char *path);
 
 /*
+ * openat2(2): path resolved from dirfd as resolve (RESOLVE_*) says. GP_RESOLVE_STRICT
+ * stays beneath dirfd, follows no symlink and crosses no mount point: the way into a
+ * container's rootfs. Returns the fd or -1 with errno.
+ */
+#define GP_RESOLVE_STRICT 0x0f /* RESOLVE_NO_XDEV | NO_MAGICLINKS | NO_SYMLINKS | BENEATH */
+int gp_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned long long resolve);
+
+/*
  * Walks the lines of [*pos, end): the next line's start and length without its '\n', and
  * *pos moved past it; false when none is left. A last line without '\n' is a line too:
  * one had its newline when line + len < end.

@@ -51,6 +51,10 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
 				      .caps = cli->caps,
 				      .hook = hook,
 				      .mode = cli->mode,
+				      .inject = cli->inject	 ? 1
+						: cli->no_inject ? -1
+								 : 0,
+				      .capabilities = cli->capabilities,
 				      .pve = cli->pve,
 				      .dry_run = cli->dry_run };
 }
@@ -65,6 +69,10 @@ int gp_cmd_attach(const struct gp_cli *cli)
 		return gp_exit_code(r);
 	if (cli->mode && strcmp(cli->mode, "hook") && strcmp(cli->mode, "devn")) {
 		gp_error("--mode \"%s\": use hook or devn", cli->mode);
+		return GP_EXIT_USAGE;
+	}
+	if (cli->inject && cli->no_inject) {
+		gp_error("--inject and --no-inject: give one");
 		return GP_EXIT_USAGE;
 	}
 	if (cli->caps && !cli->gpus) {

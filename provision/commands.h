@@ -22,6 +22,8 @@ struct gp_cli {
 	bool modules_only;
 	unsigned int timeout;
 	const char *mode;
+	bool inject, no_inject;
+	const char *capabilities;
 	bool pve;
 	bool all;
 	const char *template_name;

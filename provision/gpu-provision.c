@@ -15,7 +15,7 @@
 
 /* Each command's options are the names of cli_options[] it reads (t-docs.sh holds --help,
  * each command's --help and gpu-provision(8) to these tables). */
-#define ATTACH_OPTS "root lxcpath confdir pve gpus caps mode dry-run"
+#define ATTACH_OPTS "root lxcpath confdir pve gpus caps mode inject no-inject capabilities dry-run"
 static const struct gp_command commands[] = {
 	{ "host", "", "show the host's driver, GPUs, majors and uvm state", "root json",
 	  gp_cmd_host },
@@ -84,6 +84,13 @@ static const struct cli_option cli_options[] = {
 	    "the probe's deadline (default: [probe] timeout, 30)"),
 	OPT("mode", SET_STRING, mode, "hook|devn",
 	    "Proxmox: raw lxc.* hook lines (default) or devN entries"),
+	OPT("inject", SET_FLAG, inject, NULL,
+	    "give the container the host's driver user space at each start (the default)"),
+	OPT("no-inject", SET_FLAG, no_inject, NULL,
+	    "do not: the container carries its own, of the host's version"),
+	OPT("capabilities", SET_STRING, capabilities, "LIST",
+	    "what to inject: compute, utility, video, graphics, display (default: compute, "
+	    "utility)"),
 	OPT("pve", SET_FLAG, pve, NULL, "treat containers as Proxmox VE's (found by /etc/pve/lxc)"),
 	OPT("all", SET_FLAG, all, NULL, "every container with an ini"),
 	OPT("template", SET_STRING, template_name, "T",

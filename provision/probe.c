@@ -9,6 +9,7 @@
 #include "diagnose.h"
 #include "exitcode.h"
 #include "hoststate.h"
+#include "inject.h"
 #include "inventory.h"
 #include "paths.h"
 #include "probe.h"
@@ -50,13 +51,29 @@ static const char *status_name(enum gp_probe_status s)
 	return s == GP_PROBE_OK ? "ok" : s == GP_PROBE_TIMEOUT ? "timeout" : "failed";
 }
 
-static void print_text(const char *name, const struct gp_probe_result *r,
+/* The libcuda the probe loaded is the one the hook injected, at the module's version. */
+static bool libcuda_is_injected(const struct gp_probe_result *r, const char *module)
+{
+	const char *dir = GP_INJECT_LIBDIR "/";
+
+	return r->libcuda_found && strncmp(r->libcuda_path, dir, strlen(dir)) == 0 &&
+	       !strchr(r->libcuda_path + strlen(dir), '/') && module[0] &&
+	       strcmp(r->libcuda_suffix, module) == 0;
+}
+
+static void print_text(const char *name, const struct gp_probe_result *r, const char *module,
 		       const struct gp_findings *f)
 {
 	printf("probe %s: %s in %.0f ms\n", name, status_name(r->status), r->elapsed_ms);
-	printf("  glibc %s; libcuda %s %s; driver API %d\n", r->glibc[0] ? r->glibc : "?",
-	       r->libcuda_found ? r->libcuda_suffix : "not found",
-	       r->libcuda_found ? r->libcuda_path : "", r->driver_version);
+	if (r->libcuda_found)
+		printf("  glibc %s; libcuda %s (%s %s); driver API %d\n",
+		       r->glibc[0] ? r->glibc : "?", r->libcuda_path,
+		       libcuda_is_injected(r, module) ? "injected, the kernel module's"
+						      : "the container's own, version",
+		       r->libcuda_suffix, r->driver_version);
+	else
+		printf("  glibc %s; libcuda not found; driver API %d\n",
+		       r->glibc[0] ? r->glibc : "?", r->driver_version);
 	if (r->cuinit_done)
 		printf("  cuInit %d %s, %d device(s)\n", r->cuinit_code, r->cuinit_name,
 		       r->ndevices);
@@ -70,7 +87,7 @@ static void print_text(const char *name, const struct gp_probe_result *r,
 }
 
 static struct json_object *result_json(const char *name, const struct gp_probe_result *r,
-				       const struct gp_findings *f)
+				       const char *module, const struct gp_findings *f)
 {
 	struct json_object *o = json_object_new_object(), *cu = json_object_new_object();
 	struct json_object *devs = json_object_new_array(), *nodes = json_object_new_array();
@@ -82,6 +99,8 @@ static struct json_object *result_json(const char *name, const struct gp_probe_r
 	json_object_object_add(o, "libcuda",
 			       r->libcuda_found ? json_object_new_string(r->libcuda_path) : NULL);
 	json_object_object_add(o, "libcuda_version", json_object_new_string(r->libcuda_suffix));
+	json_object_object_add(o, "libcuda_injected",
+			       json_object_new_boolean(libcuda_is_injected(r, module)));
 	json_object_object_add(o, "driver_api", json_object_new_int(r->driver_version));
 	json_object_object_add(cu, "code",
 			       r->cuinit_done ? json_object_new_int(r->cuinit_code) : NULL);
@@ -146,13 +165,13 @@ int gp_cmd_probe(const struct gp_cli *cli)
 				p->chosen, &p->hs.hmm,	timeout_ms, !gp_root_is_host(cli->root) };
 	gp_diagnose(r, &e, f);
 	if (cli->json) {
-		struct json_object *o = result_json(name, r, f);
+		struct json_object *o = result_json(name, r, p->hs.host.version, f);
 
 		printf("%s\n", json_object_to_json_string_ext(
 				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
-		print_text(name, r, f);
+		print_text(name, r, p->hs.host.version, f);
 	}
 	gp_verdict_save(cli->root, name, status_name(r->status));
 	ret = r->status == GP_PROBE_OK ? GP_EXIT_OK : GP_EXIT_PROBLEM;

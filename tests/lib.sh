@@ -139,6 +139,21 @@ add_fake_cuda() {
 	ldconfig -r "$root"
 }
 
+# add_host_userspace ROOT VERSION: a driver user space made under a --root, of test doubles
+# (tests/fakecuda, tests/fakedriver): libcuda and libnvidia-ml as the files .so.VERSION,
+# nvidia-smi in usr/bin, and the cache ldconfig -r writes for them.
+add_host_userspace() {
+	local root=$1 version=$2 build=${GP_BUILD:-$GP_TOP/build}/tests
+	local lib=$root/usr/lib/x86_64-linux-gnu
+	mkdir -p "$lib" "$root/usr/bin" "$root/etc"
+	rm -f "$lib"/libcuda.so* "$lib"/libnvidia-ml.so*
+	cp "$build/fakecuda/libcuda.so" "$lib/libcuda.so.$version"
+	cp "$build/fakedriver/libnvidia-ml.so" "$lib/libnvidia-ml.so.$version"
+	install -m 0755 "$build/fakedriver/nvidia-smi" "$root/usr/bin/nvidia-smi"
+	echo /usr/lib/x86_64-linux-gnu >"$root/etc/ld.so.conf"
+	ldconfig -r "$root"
+}
+
 # set_fake_cuda LXCPATH NAME LINES...: what the double does (see tests/fakecuda/libcuda.c).
 set_fake_cuda() {
 	local root=$1/$2/rootfs

@@ -18,6 +18,11 @@ P=$WORK/lxc
 CONF=$WORK/conf
 mkdir -p "$P" "$CONF"
 chmod 755 "$P"
+# The device tests' fixture hosts carry no driver user space: their containers are given
+# none unless a test asks (t-inject.sh: attach --inject).
+HOST_DEFAULTS='[driver]
+inject = no'
+echo "$HOST_DEFAULTS" >"$CONF/gpu-provision.conf"
 passed=0
 failed=0
 skipped=0

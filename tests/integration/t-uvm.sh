@@ -30,12 +30,12 @@ test_hmm_conflict_in_use() {
 	if start busy; then echo "    started with HMM on and uvm busy"; return 1; fi
 	assert_refused_clean busy "$WORK/busy" "use count 3, held by nvidia_peermem"
 	grep -q "prepare --persist and reboot" "$P/busy.log"
-	printf '[uvm]\non_conflict = warn\n' >"$CONF/gpu-provision.conf"
+	printf '[uvm]\non_conflict = warn\n%s\n' "$HOST_DEFAULTS" >"$CONF/gpu-provision.conf"
 	start busy
 	grep -q "going on as \[uvm\] on_conflict = warn says" "$P/busy.log"
 	check "nvidia0" "195:0" "$(node_of busy /dev/nvidia0)"
 	stop busy
-	rm "$CONF/gpu-provision.conf"
+	echo "$HOST_DEFAULTS" >"$CONF/gpu-provision.conf"
 }
 
 # prepare: under --root module actions are printed; --persist writes the option once.

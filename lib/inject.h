@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/inject.c. */
+#ifndef GP_INJECT_H
+#define GP_INJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Where the driver's user space appears in a container: a tmpfs of ours, mounted at
+ * each start and gone at stop, holding the host's files bound read-only. It is the
+ * directory NVIDIA's CUDA images already name in /etc/ld.so.conf.d/nvidia.conf.
+ */
+#define GP_INJECT_DIR "/usr/local/nvidia"
+#define GP_INJECT_LIBDIR GP_INJECT_DIR "/lib64"
+#define GP_INJECT_BINDIR GP_INJECT_DIR "/bin"
+/* What the rootfs itself gets: inert once the directory above is empty again. */
+#define GP_INJECT_LDCONF "/etc/ld.so.conf.d/gpu-provision.conf"
+
+#define GP_INJECT_MAX 160
+
+/* One host file to give the container. */
+struct gp_inject_file {
+	bool program;	  /* into bin/, and a link in /usr/bin; else a library into lib64/ */
+	char name[128];	  /* its name there: libcuda.so.580.159.04, nvidia-smi */
+	char soname[64];  /* a library's soname when another name (libcuda.so.1), else "" */
+	char source[256]; /* the host's file, as this process reaches it */
+};
+
+/* What a start injects: pre-start decides it, the mount hook carries it out. */
+struct gp_inject {
+	char version[32]; /* the kernel module's: every library is of this version */
+	struct gp_inject_file v[GP_INJECT_MAX];
+	size_t n;
+};
+
+/*
+ * The host's files (under root) of the capabilities in caps (GP_CAP_BIT of each; video
+ * brings compute and display graphics, as libnvidia-container does) at version. Files
+ * of another version are never taken and each is said. A capability none of whose
+ * libraries the host has at version is refused with what to install: -EINVAL.
+ */
+int gp_inject_select(const char *root, const char *version, unsigned int caps,
+		     struct gp_inject *inj);
+
+/* Serialises an injection as text (malloc'd) and parses it back strictly (-EINVAL). */
+char *gp_inject_format(const struct gp_inject *inj);
+int gp_inject_parse(const char *buf, struct gp_inject *inj);
+
+/*
+ * Gives the container whose rootfs is mounted at rootfs the files of inj: see the
+ * README's "Driver user space" for what is made where. A musl rootfs, a container whose
+ * own loader cache names driver libraries of another version, and any path of the
+ * rootfs that is a link, a mount point or not a directory are refused; on any failure
+ * nothing made is left. Nothing of the rootfs runs; the host's ldconfig, when the
+ * container's loader cache lacks the files, runs confined to the rootfs with no
+ * privilege. 0 or -errno, said.
+ */
+int gp_inject_mount(const char *rootfs, const struct gp_inject *inj);
+
+#endif

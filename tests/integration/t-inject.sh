@@ -1,0 +1,192 @@
+# shellcheck shell=bash
+# The driver's user space injected at start ([driver] inject): real busybox containers, a
+# driver user space of test doubles under a --root (add_host_userspace). Sourced by run.sh.
+
+H200_UUID=GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460
+US=580.159.04
+
+# rootfs_list NAME: every path of the container's rootfs with its type and link target,
+# but for what busybox's own init and syslogd write under /var.
+rootfs_list() {
+	(cd "$P/$1/rootfs" && find . -xdev -printf '%p %y %l\n' | grep -v '^\./var/' | sort)
+}
+
+# host_files NAME: the driver files under the container's host root, with their sums.
+host_files() {
+	(cd "$WORK/$1.root" && find usr etc -printf '%p %y %l %m\n' | sort && sha256sum usr/lib/x86_64-linux-gnu/* usr/bin/*)
+}
+
+# inject_ct NAME [unprivileged]: a container with no NVIDIA file, attached with --inject.
+inject_ct() {
+	make_root h200-580-open "$WORK/$1.root"
+	add_host_userspace "$WORK/$1.root" "$US"
+	new_container "$P" "$1" "${2:-privileged}"
+	check "NVIDIA files in the rootfs" "" \
+		"$(find "$P/$1/rootfs" -xdev \( -name 'libcuda*' -o -name 'libnvidia*' -o -name nvidia-smi \))"
+	gp --root "$WORK/$1.root" attach "$1" --gpus 0 --inject >/dev/null
+	grep -qx "inject = yes" "$CONF/$1.ini"
+}
+
+# refused_clean NAME BEFORE WANT: the start was refused saying WANT, and left the rootfs
+# as BEFORE lists it, with no mount of the container's.
+refused_clean() {
+	local name=$1 before=$2 want=$3
+	if start "$name"; then echo "    $name started"; return 1; fi
+	grep -qF -- "$want" "$P/$name.log" || { echo "    no \"$want\" in:"; grep gpu-hook "$P/$name.log" | tail -5; return 1; }
+	check "rootfs after the refusal" "$before" "$(rootfs_list "$name")"
+	check "mounts left" 0 "$(host_mounts_under "$P/$name/rootfs")"
+}
+
+test_inject_runs_from_injected_files() {
+	local before after smi host
+	inject_ct ij
+	set_fake_cuda "$P" ij "device 0000:00:06.0 $H200_UUID"
+	before=$(rootfs_list ij) host=$(host_files ij)
+	start ij
+	smi=$(in_ct "$P" ij nvidia-smi)
+	check "nvidia-smi" "nvidia-smi (test double): libnvidia-ml.so.1 is /usr/local/nvidia/lib64/libnvidia-ml.so.1 (/usr/local/nvidia/lib64/libnvidia-ml.so.$US), nvmlInit_v2 0, 1 GPU" "$smi"
+	gp --root "$WORK/ij.root" probe ij --json >"$WORK/ij.json"
+	check "probe" ok "$(jq -r .status "$WORK/ij.json")"
+	check "libcuda" "/usr/local/nvidia/lib64/libcuda.so.$US $US true" \
+		"$(jq -r '"\(.libcuda) \(.libcuda_version) \(.libcuda_injected)"' "$WORK/ij.json")"
+	gp --root "$WORK/ij.root" probe ij | grep -qF "libcuda /usr/local/nvidia/lib64/libcuda.so.$US (injected, the kernel module's $US)"
+	# Read-only, nosuid, nodev: the tmpfs and each file bound in it.
+	check "mount options" "ro,nosuid,nodev ro,nosuid,nodev ro,nosuid,nodev ro,nosuid,nodev" \
+		"$(in_ct "$P" ij "grep ' /usr/local/nvidia' /proc/self/mountinfo | cut -d' ' -f6 | sed 's/,relatime//'" | paste -sd' ')"
+	check "write into the tmpfs" "Read-only file system" \
+		"$(in_ct "$P" ij 'touch /usr/local/nvidia/lib64/x 2>&1 || true' | grep -o 'Read-only file system')"
+	check "write to a library" "Read-only file system" \
+		"$(in_ct "$P" ij "echo x 2>&1 >>/usr/local/nvidia/lib64/libcuda.so.$US || true" | grep -o 'Read-only file system')"
+	stop ij
+	# After stop, what the README lists: the empty mount point, the PATH link, the cache.
+	after=$(rootfs_list ij)
+	check "left in the rootfs" "./etc/ld.so.cache f 
+./usr/bin/nvidia-smi l /usr/local/nvidia/bin/nvidia-smi
+./usr/local d 
+./usr/local/nvidia d " "$(comm -13 <(echo "$before") <(echo "$after"))"
+	check "taken from the rootfs" "" "$(comm -23 <(echo "$before") <(echo "$after"))"
+	check "nvidia-smi after stop" "ENOENT" \
+		"$(chroot "$P/ij/rootfs" /bin/busybox ls -L /usr/bin/nvidia-smi >/dev/null 2>&1 || echo ENOENT)"
+	check "the host's driver files" "$host" "$(host_files ij)"
+}
+
+# The second start finds the container's cache current and runs no ldconfig.
+test_inject_second_start_keeps_the_cache() {
+	local stamp
+	inject_ct ic
+	start ic
+	stop ic
+	stamp=$(stat -c %Y.%i "$P/ic/rootfs/etc/ld.so.cache")
+	sleep 1
+	start ic
+	check "nvidia-smi" 0 "$(in_ct "$P" ic 'nvidia-smi >/dev/null; echo $?')"
+	check "cache untouched" "$stamp" "$(stat -c %Y.%i "$P/ic/rootfs/etc/ld.so.cache")"
+	stop ic
+}
+
+test_inject_unprivileged() {
+	inject_ct iu unprivileged
+	start iu
+	in_ct "$P" iu nvidia-smi | grep -qF "is /usr/local/nvidia/lib64/libnvidia-ml.so.1"
+	stop iu
+}
+
+# A library of another version than the module's is never injected, and a capability
+# left with none of its libraries refuses the start.
+test_inject_host_version_mismatch() {
+	local before lib
+	inject_ct im
+	lib=$WORK/im.root/usr/lib/x86_64-linux-gnu
+	mv "$lib/libcuda.so.$US" "$lib/libcuda.so.575.51.02"
+	ldconfig -r "$WORK/im.root"
+	before=$(rootfs_list im)
+	refused_clean im "$before" "capabilities asks for compute, but /"
+	grep -qF "libcuda.so.575.51.02) is of version 575.51.02, not the kernel module's $US: not injected" "$P/im.log"
+	gp --root "$WORK/im.root" attach im --capabilities utility >/dev/null
+	start im
+	check "libcuda injected" "" "$(in_ct "$P" im 'ls /usr/local/nvidia/lib64 | grep cuda')"
+	in_ct "$P" im nvidia-smi | grep -qF "nvmlInit_v2 0"
+	stop im
+}
+
+# The container's own libcuda of another version would be loaded beside the injected
+# files: refused, naming it; of the module's version, it is no conflict.
+test_inject_container_version_mismatch() {
+	local before
+	inject_ct io
+	add_fake_cuda "$P" io 575.51.02
+	before=$(rootfs_list io)
+	refused_clean io "$before" "the container's /opt/fakecuda/libcuda.so.1 is /opt/fakecuda/libcuda.so.575.51.02, of driver 575.51.02, not the host's $US"
+	grep -qF "1 driver library of another version in the container" "$P/io.log"
+	add_fake_cuda "$P" io "$US"
+	start io
+	in_ct "$P" io nvidia-smi | grep -qF "nvmlInit_v2 0"
+	stop io
+}
+
+# hostile_case NAME WANT SETUP...: a rootfs made hostile by SETUP (run with $r the rootfs
+# and $c the config); the start is refused saying WANT, the host directory $WORK/NAME.host
+# and the rootfs are as they were, and no mount is left.
+hostile_case() {
+	local name=$1 want=$2 before r c
+	shift 2
+	inject_ct "$name"
+	r=$P/$name/rootfs c=$P/$name/config
+	mkdir -p "$WORK/$name.host"
+	echo keep >"$WORK/$name.host/file"
+	eval "$*"
+	before=$(rootfs_list "$name")
+	refused_clean "$name" "$before" "$want"
+	check "host directory" "file" "$(ls -A "$WORK/$name.host")"
+	check "host file" keep "$(cat "$WORK/$name.host/file")"
+}
+
+test_inject_hostile_rootfs() {
+	local way="is not a plain directory of its rootfs"
+	hostile_case ih1 "/usr/local/nvidia in the container $way" \
+		'mkdir -p "$r/usr"; ln -s "$WORK/ih1.host" "$r/usr/local"'
+	hostile_case ih2 "/usr/local/nvidia in the container $way" \
+		'mkdir -p "$r/usr/local"; echo mine >"$r/usr/local/nvidia"'
+	check "the file in the way" mine "$(cat "$P/ih2/rootfs/usr/local/nvidia")"
+	hostile_case ih3 "/usr/local/nvidia in the container $way" \
+		'mkdir -p "$r/usr/local"; echo "lxc.mount.entry = $WORK/ih3.host usr/local none bind 0 0" >>"$c"'
+	hostile_case ih4 "/usr/bin in the container $way" \
+		'echo "lxc.mount.entry = $WORK/ih4.host usr/bin none ro,bind 0 0" >>"$c"'
+	hostile_case ih5 "/etc/ld.so.conf.d in the container $way" \
+		'ln -s "$WORK/ih5.host" "$r/etc/ld.so.conf.d"'
+	hostile_case ih6 "/usr/local/nvidia in the container holds files" \
+		'mkdir -p "$r/usr/local/nvidia"; echo mine >"$r/usr/local/nvidia/x"'
+	hostile_case ih7 "the container's C library is musl" \
+		'sed -i "\|^lxc.mount.entry = /lib lib|d" "$c"; touch "$r/lib/ld-musl-x86_64.so.1"'
+}
+
+# The container's own /usr/bin/nvidia-smi is not replaced; the injected one is still there.
+test_inject_keeps_the_containers_program() {
+	inject_ct ik
+	printf '#!/bin/sh\necho mine\n' >"$P/ik/rootfs/usr/bin/nvidia-smi"
+	chmod 755 "$P/ik/rootfs/usr/bin/nvidia-smi"
+	start ik
+	check "its own" mine "$(in_ct "$P" ik nvidia-smi)"
+	in_ct "$P" ik /usr/local/nvidia/bin/nvidia-smi | grep -qF "nvmlInit_v2 0"
+	grep -qF "the container has its own /usr/bin/nvidia-smi, which is kept" "$P/ik.log"
+	stop ik
+}
+
+test_inject_attach_options() {
+	make_root h200-580-open "$WORK/iao.root"
+	new_container "$P" iao
+	gp --root "$WORK/iao.root" attach iao --gpus 0 --inject --capabilities "video, utility" >/dev/null
+	check "ini" "inject = yes|capabilities = utility, video" "$(grep -E '^(inject|capabilities)' "$CONF/iao.ini" | paste -sd'|')"
+	cp "$CONF/iao.ini" "$WORK/iao.ini.before"
+	if gp --root "$WORK/iao.root" attach iao --capabilities compute,gpu 2>"$WORK/iao.err"; then return 1; fi
+	grep -qF -- '--capabilities "compute,gpu": use one or more of compute, utility, video, graphics, display, separated by commas' "$WORK/iao.err"
+	cmp "$CONF/iao.ini" "$WORK/iao.ini.before"
+	gp --root "$WORK/iao.root" attach iao --no-inject >/dev/null
+	grep -qx "inject = no" "$CONF/iao.ini"
+	if gp --root "$WORK/iao.root" attach iao --mode devn --inject 2>"$WORK/iao.err"; then return 1; fi
+	grep -qF "mode devn runs no hook at start, so nothing can give the container the driver's user space" "$WORK/iao.err"
+	# Without a choice on the command line or in gpu-provision.conf, a new attach injects.
+	new_container "$P" iad
+	gp --confdir "$WORK/iad.conf" --root "$WORK/iao.root" attach iad --gpus 0 >/dev/null
+	grep -qx "inject = yes" "$WORK/iad.conf/iad.ini"
+}
