@@ -78,7 +78,7 @@ $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 # It links only these objects (their own archive) and inih and zlib: the hook calling
 # anything else of lib/ (liblxc, libkmod, libblkid, json-c behind it) fails the link.
 HOOK_LIB_SRC := $(addprefix lib/,cgroup.c child.c ctconf.c escape.c hmm.c hook.c hookuvm.c log.c \
-	host.c inject.c ldcache.c lxcconf.c modules.c mount.c nodes.c nvidia.c parse.c paths.c plan.c trust.c \
+	host.c inject.c injectmount.c ldcache.c ldconfig.c lxcconf.c modules.c mount.c nodes.c nvidia.c parse.c paths.c plan.c trust.c \
 	userspace.c util.c uvm.c vendor.c)
 HOOK_LIB_OBJ := $(HOOK_LIB_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/libgp-hook.a: $(HOOK_LIB_OBJ)

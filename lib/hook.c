@@ -238,7 +238,8 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 
 int gp_hook_post_stop(const char *root, const char *name)
 {
-	int r = remove_state(gp_inject_path(root, name));
+	int r = remove_state(gp_inject_path(root, name)),
+	    p = remove_state(gp_plan_path(root, name));
 
-	return r < 0 ? r : remove_state(gp_plan_path(root, name));
+	return r < 0 ? r : p;
 }

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ldconfig.h"
+
 /*
  * Where the driver's user space appears in a container: a tmpfs of ours, mounted at
  * each start and gone at stop, holding the host's files bound read-only. It is the
@@ -30,18 +32,23 @@ struct gp_inject_file {
 /* What a start injects: pre-start decides it, the mount hook carries it out. */
 struct gp_inject {
 	char version[32]; /* the kernel module's: every library is of this version */
+	struct gp_ldconfig ldconfig; /* the host's, to write the container's loader cache */
 	struct gp_inject_file v[GP_INJECT_MAX];
 	size_t n;
 };
 
 /*
  * The host's files (under root) of the capabilities in caps (GP_CAP_BIT of each; video
- * brings compute and display graphics, as libnvidia-container does) at version. Files
- * of another version are never taken and each is said. A capability none of whose
- * libraries the host has at version is refused with what to install: -EINVAL.
+ * brings compute and display graphics, as libnvidia-container does) at version, and the
+ * host's ldconfig. Files of another version are never taken and each is said. A
+ * capability none of whose libraries the host has at version is refused with what to
+ * install: -EINVAL.
  */
 int gp_inject_select(const char *root, const char *version, unsigned int caps,
 		     struct gp_inject *inj);
+
+/* Whether inj holds a file of that name, or a library of that soname. */
+bool gp_inject_holds(const struct gp_inject *inj, const char *name);
 
 /* Serialises an injection as text (malloc'd) and parses it back strictly (-EINVAL). */
 char *gp_inject_format(const struct gp_inject *inj);

@@ -165,6 +165,8 @@ static int from_cache(int rootfd, int cachefd, const char *name, const char *ver
 	r = gp_read_fd(cachefd, GP_LDCACHE_MAX_SIZE, &buf, &len);
 	if (r < 0)
 		return gp_error_errno(r, "Failed to read \"%s\"", name);
+	if (len == 0)
+		return 0; /* as none: a loader without a cache searches its directories */
 	r = gp_ldcache_parse(buf, len, &cache);
 	if (r < 0)
 		return gp_error_errno(r, "\"%s\" is not a loader cache glibc's ldconfig writes",
@@ -199,21 +201,36 @@ int gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspac
 	return scan(rootfd, "the container's /etc/ld.so.cache", version, u);
 }
 
-/* The programs, first hit in the standard directories, as libnvidia-container's PATH. */
+/* A program file of the driver's: an ELF executable (a script would name other paths). */
+static bool is_program(int rootfd, const char *real)
+{
+	_cleanup_close_ int fd = gp_openat2(rootfd, real + 1, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0,
+					    RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
+	char magic[4];
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) &&
+	       read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+	       memcmp(magic, "\177ELF", 4) == 0;
+}
+
+/*
+ * The programs, first hit in the standard directories, as libnvidia-container's PATH,
+ * and last NVIDIA's own container layout.
+ */
 static void find_programs(int rootfd, struct gp_userspace *u)
 {
-	static const char *const dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin" };
+	static const char *const dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin",
+					    "/usr/local/nvidia/bin" };
 
 	for (size_t i = 0; i < GP_ARRAY_SIZE(programs); i++) {
 		for (size_t d = 0; d < GP_ARRAY_SIZE(dirs); d++) {
 			struct gp_userspace_bin *b = &u->bins[u->nbins];
 			char path[128];
-			struct stat st;
 
 			snprintf(path, sizeof(path), "%s/%s", dirs[d], programs[i].name);
 			if (resolve_in(rootfd, path, b->real, sizeof(b->real)) < 0 ||
-			    fstatat(rootfd, b->real + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+			    !is_program(rootfd, b->real))
 				continue;
 			b->cap = programs[i].cap;
 			snprintf(b->name, sizeof(b->name), "%s", programs[i].name);

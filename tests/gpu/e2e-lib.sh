@@ -69,6 +69,9 @@ say() { printf '\n== %s\n' "$*"; }
 
 bash .gpu-e2e/host-setup.sh >/tmp/host-setup.log 2>&1 || { cat /tmp/host-setup.log; exit 1; }
 rm -rf "$P" "$CONF"; mkdir -p "$P" "$CONF"
+# mkct's containers see the host's /usr, driver included: they are given no other copy
+# unless a run asks (run-inject.sh: attach --inject).
+printf '[driver]\ninject = no\n' >"$CONF/gpu-provision.conf"
 # The containers find libcuda through the host's ld.so.cache (bound in); make sure the
 # cache lists the directory this host loads it from, not only LD_LIBRARY_PATH.
 if ! ldconfig -p | grep -q 'libcuda.so.1 '; then

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The driver's user space given to a container, before its first process: a tmpfs of
+ * ours at GP_INJECT_DIR in its rootfs, each host file bound read-only in it, the programs
+ * linked into /usr/bin and the directory named to the loader. The rootfs is hostile: it
+ * is reached by fd only (GP_RESOLVE_STRICT), nothing in it is replaced, nothing from it
+ * runs, and on any failure what was made is taken back.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "inject.h"
+#include "ldconfig.h"
+#include "mount.h"
+#include "userspace.h"
+#include "util.h"
+
+#define LDCONF_TEXT                                                                                \
+	"# gpu-provision: the host's NVIDIA driver libraries, mounted here at each "               \
+	"start\n" GP_INJECT_LIBDIR "\n"
+
+/* What the rootfs got, to take back on failure: directories, links, files, one mount. */
+struct made {
+	int dirfd;
+	char name[128];
+	enum { MADE_DIR, MADE_FILE, MADE_MOUNT } what;
+};
+
+struct undo {
+	struct made v[GP_INJECT_MAX + 8];
+	size_t n;
+};
+
+static void undo_note(struct undo *u, int dirfd, const char *name, int what)
+{
+	struct made *m = &u->v[u->n++];
+
+	m->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	m->what = what;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+}
+
+static void undo_all(struct undo *u, bool keep)
+{
+	while (u->n > 0) {
+		struct made *m = &u->v[--u->n];
+
+		if (!keep && m->what == MADE_MOUNT)
+			gp_mount_undo_at(m->dirfd, m->name);
+		else if (!keep)
+			unlinkat(m->dirfd, m->name, m->what == MADE_DIR ? AT_REMOVEDIR : 0);
+		gp_closep(&m->dirfd);
+	}
+}
+
+/* Opens rel ("usr/local/nvidia") inside the rootfs, each part a plain directory on the
+ * rootfs's own filesystem; with u, parts that are missing are made (and noted). */
+static int open_dir(int rootfd, const char *rootfs, const char *rel, struct undo *u)
+{
+	char copy[PATH_MAX], *save = NULL;
+	_cleanup_close_ int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+
+	snprintf(copy, sizeof(copy), "%s", rel);
+	for (char *p = strtok_r(copy, "/", &save); p && fd >= 0; p = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (u && mkdirat(fd, p, 0755) == 0)
+			undo_note(u, fd, p, MADE_DIR);
+		next = gp_openat2(fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
+		if (next < 0 && (errno != ENOENT || u))
+			return gp_error_errno(
+			    -errno,
+			    "%s/%s in the container is not a plain directory of "
+			    "its rootfs (a link, a file or a mount point is in the "
+			    "way): refusing to inject the driver through it",
+			    rootfs, rel);
+		close(fd);
+		fd = next;
+	}
+	return fd < 0 ? -errno : steal_fd(fd);
+}
+
+static int refuse_musl(int rootfd, const char *rootfs)
+{
+	_cleanup_close_ int fd = gp_openat2(rootfd, "lib/ld-musl-x86_64.so.1", O_PATH | O_CLOEXEC,
+					    0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+
+	if (fd < 0)
+		return 0;
+	gp_error("%s/lib/ld-musl-x86_64.so.1: the container's C library is musl, whose loader "
+		 "NVIDIA's libraries do not run on: set \"inject = no\" under [driver] in its "
+		 "ini, or use a glibc distribution",
+		 rootfs);
+	return -EINVAL;
+}
+
+/*
+ * Refuses driver libraries of another version in the container's own loader cache (a
+ * process would load both: "Driver/library version mismatch"). Says in *cached whether
+ * that cache already names every injected library at GP_INJECT_LIBDIR.
+ */
+static int refuse_other_versions(int rootfd, const struct gp_inject *inj, bool *cached)
+{
+	_cleanup_free_ struct gp_userspace *u = malloc(sizeof(*u));
+	const char *ours = GP_INJECT_LIBDIR "/";
+	size_t found = 0, libs = 0, bad = 0;
+
+	*cached = false;
+	if (!u)
+		return -ENOMEM;
+	if (gp_userspace_scan_rootfs(rootfd, inj->version, u) < 0)
+		return 0; /* said; the host's ldconfig writes it anew */
+	for (size_t i = 0; i < u->n; i++) {
+		const struct gp_userspace_lib *l = &u->v[i];
+
+		if (strncmp(l->path, ours, strlen(ours)) == 0) {
+			found += gp_inject_holds(inj, l->path + strlen(ours));
+			continue;
+		}
+		if (l->matches || !strchr(l->version, '.'))
+			continue;
+		gp_error("the container's %s is %s, of driver %s, not the host's %s", l->path,
+			 l->real, l->version, inj->version);
+		bad++;
+	}
+	for (size_t i = 0; i < inj->n; i++)
+		libs += !inj->v[i].program;
+	*cached = u->cache_found && found >= libs;
+	if (!bad)
+		return 0;
+	gp_error("%zu driver librar%s of another version in the container would be loaded beside "
+		 "the injected ones: remove the container's own driver packages, or set \"inject = "
+		 "no\" under [driver] in its ini",
+		 bad, bad == 1 ? "y" : "ies");
+	return -EINVAL;
+}
+
+/* An empty directory to mount on: its files are not to be hidden. */
+static int check_empty(int dirfd, const char *rootfs)
+{
+	int fd = gp_openat2(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while (r == 0 && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			r = -ENOTEMPTY;
+	closedir(d);
+	if (r < 0)
+		gp_error("%s%s in the container holds files: move them, since the driver's user "
+			 "space is mounted there at each start",
+			 rootfs, GP_INJECT_DIR);
+	return r;
+}
+
+/* A tmpfs, nosuid and nodev, mounted on dirfd: its root's fd. */
+static int mount_tmpfs(int dirfd)
+{
+	_cleanup_close_ int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	int mnt;
+
+	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "1024", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -errno;
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (mnt < 0)
+		return -errno;
+	if (syscall(SYS_move_mount, mnt, "", dirfd, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+		int r = -errno;
+
+		close(mnt);
+		return r;
+	}
+	return mnt;
+}
+
+/* One host file bound read-only onto an empty file of that name in dirfd (our tmpfs). */
+static int bind_file(int dirfd, const struct gp_inject_file *f)
+{
+	_cleanup_close_ int src = open(f->source, O_PATH | O_NOFOLLOW | O_CLOEXEC), tgt = -1;
+	struct stat st;
+	int r;
+
+	if (src < 0 || fstat(src, &st) < 0)
+		return gp_error_errno(-errno, "Failed to open the host's \"%s\"", f->source);
+	if (!S_ISREG(st.st_mode))
+		return gp_error_errno(-EINVAL, "the host's \"%s\" is not a regular file",
+				      f->source);
+	tgt = openat(dirfd, f->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (tgt < 0)
+		return gp_error_errno(-errno, "Failed to make %s in the container", f->name);
+	r = gp_mount_bind_fd(src, tgt, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (r == 0 && f->soname[0] && symlinkat(f->name, dirfd, f->soname) < 0)
+		r = -errno;
+	if (r < 0)
+		return gp_error_errno(r, "Failed to bind \"%s\" into the container", f->source);
+	return 0;
+}
+
+/* The tmpfs at GP_INJECT_DIR with lib64/ and bin/, then made read-only. */
+static int mount_tree(int rootfd, const char *rootfs, const struct gp_inject *inj, struct undo *u)
+{
+	_cleanup_close_ int dir = open_dir(rootfd, rootfs, GP_INJECT_DIR + 1, u), mnt = -1;
+	_cleanup_close_ int lib = -1, bin = -1;
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	int r;
+
+	if (dir < 0)
+		return dir;
+	r = check_empty(dir, rootfs);
+	if (r < 0)
+		return r;
+	mnt = mount_tmpfs(dir);
+	if (mnt < 0)
+		return gp_error_errno(mnt, "Failed to mount a tmpfs on %s%s", rootfs,
+				      GP_INJECT_DIR);
+	undo_note(u, dir, ".", MADE_MOUNT);
+	if (mkdirat(mnt, "lib64", 0755) < 0 || mkdirat(mnt, "bin", 0755) < 0)
+		return -errno;
+	lib = openat(mnt, "lib64", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bin = openat(mnt, "bin", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lib < 0 || bin < 0)
+		return -errno;
+	for (size_t i = 0; i < inj->n && r == 0; i++)
+		r = bind_file(inj->v[i].program ? bin : lib, &inj->v[i]);
+	if (r == 0 && syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		r = gp_error_errno(-errno, "Failed to make %s%s read-only", rootfs, GP_INJECT_DIR);
+	return r;
+}
+
+/* /usr/bin/NAME -> GP_INJECT_BINDIR/NAME, where the container has no NAME of its own. */
+static int link_programs(int rootfd, const char *rootfs, const struct gp_inject *inj,
+			 struct undo *u)
+{
+	_cleanup_close_ int dir = -1;
+
+	for (size_t i = 0; i < inj->n; i++) {
+		const struct gp_inject_file *f = &inj->v[i];
+		char target[PATH_MAX], have[PATH_MAX];
+		ssize_t n;
+
+		if (!f->program)
+			continue;
+		if (dir < 0 && (dir = open_dir(rootfd, rootfs, "usr/bin", u)) < 0)
+			return dir;
+		snprintf(target, sizeof(target), "%s/%s", GP_INJECT_BINDIR, f->name);
+		if (symlinkat(target, dir, f->name) == 0) {
+			undo_note(u, dir, f->name, MADE_FILE);
+			continue;
+		}
+		if (errno != EEXIST)
+			return gp_error_errno(-errno, "Failed to link %s/usr/bin/%s", rootfs,
+					      f->name);
+		n = readlinkat(dir, f->name, have, sizeof(have) - 1);
+		if (n >= 0 && (have[n] = '\0', strcmp(have, target) == 0))
+			continue;
+		gp_warn("the container has its own /usr/bin/%s, which is kept: the injected one is "
+			"%s",
+			f->name, target);
+	}
+	return 0;
+}
+
+/* GP_INJECT_LDCONF, where the container has /etc/ld.so.conf.d (its ldconfig reads it). */
+static int add_ldconf(int rootfd, const char *rootfs, struct undo *u)
+{
+	_cleanup_close_ int dir = open_dir(rootfd, rootfs, "etc/ld.so.conf.d", NULL), fd = -1;
+	const char *base = strrchr(GP_INJECT_LDCONF, '/') + 1;
+	_cleanup_free_ char *have = NULL;
+
+	if (dir < 0)
+		return dir == -ENOENT ? 0 : dir;
+	fd =
+	    gp_openat2(dir, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644, GP_RESOLVE_STRICT);
+	if (fd >= 0) {
+		undo_note(u, dir, base, MADE_FILE);
+		if (write(fd, LDCONF_TEXT, strlen(LDCONF_TEXT)) != (ssize_t)strlen(LDCONF_TEXT))
+			return gp_error_errno(-EIO, "Failed to write %s%s", rootfs,
+					      GP_INJECT_LDCONF);
+		return 0;
+	}
+	fd = gp_openat2(dir, base, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0,
+			GP_RESOLVE_STRICT);
+	if (fd < 0 || gp_read_fd(fd, 4096, &have, NULL) < 0 || strcmp(have, LDCONF_TEXT) != 0)
+		gp_warn("%s%s is not the one gpu-provision writes; it is kept", rootfs,
+			GP_INJECT_LDCONF);
+	return 0;
+}
+
+/* The container's /etc/ld.so.cache written anew, naming GP_INJECT_LIBDIR. */
+static int update_cache(int rootfd, const char *rootfs, const struct gp_inject *inj)
+{
+	_cleanup_close_ int etc = open_dir(rootfd, rootfs, "etc", NULL);
+
+	return etc < 0 ? etc : gp_ldconfig_run(&inj->ldconfig, rootfd, rootfs, GP_INJECT_LIBDIR);
+}
+
+int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
+{
+	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct undo *u = calloc(1, sizeof(*u));
+	bool cached = false;
+	int r;
+
+	if (!u)
+		return -ENOMEM;
+	r = rootfd < 0 ? gp_error_errno(-errno, "Failed to open rootfs \"%s\"", rootfs) : 0;
+	if (r == 0)
+		r = refuse_musl(rootfd, rootfs);
+	if (r == 0)
+		r = refuse_other_versions(rootfd, inj, &cached);
+	if (r == 0)
+		r = mount_tree(rootfd, rootfs, inj, u);
+	if (r == 0)
+		r = link_programs(rootfd, rootfs, inj, u);
+	if (r == 0)
+		r = add_ldconf(rootfd, rootfs, u);
+	if (r == 0 && !cached)
+		r = update_cache(rootfd, rootfs, inj);
+	undo_all(u, r == 0);
+	free(u);
+	return r;
+}
