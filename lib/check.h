@@ -35,4 +35,13 @@ void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f);
  */
 int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
 
+/*
+ * The driver's user space of a container (lib/checkdriver.c): what its ini (conf, merged
+ * with the host's defaults) asks to inject against the host's files, and the driver
+ * libraries its rootfs (a directory, or NULL where it is not one) carries itself.
+ */
+struct gp_ctconf;
+void gp_check_driver(const struct gp_check_ctx *ctx, const char *name,
+		     const struct gp_ctconf *conf, const char *rootfs, struct gp_findings *f);
+
 #endif

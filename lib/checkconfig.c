@@ -299,10 +299,25 @@ static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_
 	return r;
 }
 
+/* A plain LXC container's rootfs when it is a directory ("dir:/path" or "/path"). */
+static const char *rootfs_dir(const struct entries *e)
+{
+	for (size_t i = 0; !e->pve && i < e->n; i++) {
+		const char *v = e->v[i].value;
+
+		if (strcmp(e->v[i].key, "lxc.rootfs.path") != 0)
+			continue;
+		if (strncmp(v, "dir:", 4) == 0)
+			v += 4;
+		return v[0] == '/' ? v : NULL;
+	}
+	return NULL;
+}
+
 int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f)
 {
 	struct entries *e = calloc(1, sizeof(*e));
-	struct gp_ctconf conf;
+	struct gp_ctconf conf, host;
 	bool attached;
 	int r;
 
@@ -321,6 +336,10 @@ int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct 
 	check_stale_rules(ctx, name, attached ? &conf : NULL, f);
 	check_entries(ctx, e, name, f);
 	check_pve_duplicates(e, name, f);
+	if (attached && gp_hostconf_load(ctx->confdir, &host) == 0) {
+		gp_ctconf_merge_host(&conf, &host);
+		gp_check_driver(ctx, name, &conf, rootfs_dir(e), f);
+	}
 	free(e);
 	return 0;
 }

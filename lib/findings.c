@@ -160,6 +160,31 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				     "the container's ini or the host's gpu-provision.conf cannot "
 				     "be read or parsed",
 				     NULL },
+	/* the driver's user space ([driver] inject) */
+	[GP_FINDING_INJECT_CAPABILITY_MISSING] = { "inject-capability-missing", GP_SEV_ERROR,
+						   "the ini asks to inject a capability none of "
+						   "whose libraries the host has at the kernel "
+						   "module's version: the start is refused",
+						   NULL },
+	[GP_FINDING_INJECT_OTHER_VERSION] = { "inject-other-version", GP_SEV_WARNING,
+					      "the host's loader cache names driver libraries of "
+					      "another version than the kernel module's: never "
+					      "injected",
+					      NULL },
+	[GP_FINDING_CONTAINER_DRIVER_VERSION] = { "container-driver-version", GP_SEV_ERROR,
+						  "the container's own driver libraries are of "
+						  "another version than the kernel "
+						  "module's (\"Driver/library version mismatch\"); "
+						  "with injection the start is "
+						  "refused",
+						  NULL },
+	[GP_FINDING_INJECT_DEVN] = { "inject-devn", GP_SEV_ERROR,
+				     "the ini asks for injection in mode devn, where no hook runs",
+				     NULL },
+	[GP_FINDING_INJECT_MUSL] = { "inject-musl", GP_SEV_ERROR,
+				     "the ini asks for injection into a musl container: the start "
+				     "is refused",
+				     NULL },
 	/* the list itself */
 	[GP_FINDING_FINDINGS_CAPPED] = { "findings-capped", GP_SEV_ERROR,
 					 "more findings than one list holds: the rest are counted, "

@@ -83,29 +83,37 @@ static int add_libraries(const char *root, const struct gp_userspace *u, unsigne
 	return r;
 }
 
-/* A capability asked for must bring at least one library. */
-static int check_capabilities(const char *root, unsigned int caps, const struct gp_inject *inj)
+unsigned int gp_inject_lacking(const struct gp_inject *inj, unsigned int caps)
 {
-	int missing = 0;
+	unsigned int lacking = 0;
 
+	caps = expand(caps) & ~GP_CAP_BIT(GP_CAP_DISPLAY); /* display: graphics' libraries */
 	for (int c = 0; c < GP_CAP_COUNT; c++) {
 		bool found = false;
 
-		if (!(caps & GP_CAP_BIT(c)) || c == GP_CAP_DISPLAY)
-			continue;
 		for (size_t i = 0; i < inj->n && !found; i++)
 			found =
 			    !inj->v[i].program && (int)gp_capability_of(soname_of(&inj->v[i])) == c;
-		if (found)
-			continue;
-		gp_error("[driver] capabilities asks for %s, but %s/etc/ld.so.cache names none of "
-			 "its libraries at the kernel module's version %s: install the driver's %s "
-			 "libraries on the host, or take %s out of capabilities",
-			 gp_capability_name(c), gp_root_is_host(root) ? "" : root, inj->version,
-			 gp_capability_name(c), gp_capability_name(c));
-		missing++;
+		if ((caps & GP_CAP_BIT(c)) && !found)
+			lacking |= GP_CAP_BIT(c);
 	}
-	return missing ? -EINVAL : 0;
+	return lacking;
+}
+
+/* A capability asked for must bring at least one library. */
+static int check_capabilities(const char *root, unsigned int caps, const struct gp_inject *inj)
+{
+	unsigned int lacking = gp_inject_lacking(inj, caps);
+
+	for (int c = 0; c < GP_CAP_COUNT; c++)
+		if (lacking & GP_CAP_BIT(c))
+			gp_error("[driver] capabilities asks for %s, but %s/etc/ld.so.cache names "
+				 "none of its libraries at the kernel module's version %s: install "
+				 "the driver's %s libraries on the host, or take %s out of "
+				 "capabilities",
+				 gp_capability_name(c), gp_root_is_host(root) ? "" : root,
+				 inj->version, gp_capability_name(c), gp_capability_name(c));
+	return lacking ? -EINVAL : 0;
 }
 
 int gp_inject_select(const char *root, const char *version, unsigned int caps,

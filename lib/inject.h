@@ -47,6 +47,9 @@ struct gp_inject {
 int gp_inject_select(const char *root, const char *version, unsigned int caps,
 		     struct gp_inject *inj);
 
+/* The capabilities of caps (as expanded) none of whose libraries inj holds. */
+unsigned int gp_inject_lacking(const struct gp_inject *inj, unsigned int caps);
+
 /* Whether inj holds a file of that name, or a library of that soname. */
 bool gp_inject_holds(const struct gp_inject *inj, const char *name);
 

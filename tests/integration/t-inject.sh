@@ -156,6 +156,9 @@ test_inject_hostile_rootfs() {
 		'ln -s "$WORK/ih5.host" "$r/etc/ld.so.conf.d"'
 	hostile_case ih6 "/usr/local/nvidia in the container holds files" \
 		'mkdir -p "$r/usr/local/nvidia"; echo mine >"$r/usr/local/nvidia/x"'
+	# A link inside the rootfs is not followed either.
+	hostile_case ih8 "/usr/local/nvidia in the container $way" \
+		'mkdir -p "$r/usr/share"; ln -s share "$r/usr/local"'
 	hostile_case ih7 "the container's C library is musl" \
 		'sed -i "\|^lxc.mount.entry = /lib lib|d" "$c"; touch "$r/lib/ld-musl-x86_64.so.1"'
 }
@@ -189,4 +192,40 @@ test_inject_attach_options() {
 	new_container "$P" iad
 	gp --confdir "$WORK/iad.conf" --root "$WORK/iao.root" attach iad --gpus 0 >/dev/null
 	grep -qx "inject = yes" "$WORK/iad.conf/iad.ini"
+}
+
+# check reads what a start would refuse, and the container's own driver, without starting it.
+test_inject_check() {
+	local r=$WORK/ick.root ids
+	inject_ct ick
+	# The host: an old driver's libcuda still named by its cache, beside the module's.
+	mkdir -p "$r/usr/lib/old"
+	cp "${GP_BUILD:-$GP_TOP/build}/tests/fakecuda/libcuda.so" "$r/usr/lib/old/libcuda.so.575.51.02"
+	printf '%s\n' /usr/lib/x86_64-linux-gnu /usr/lib/old >"$r/etc/ld.so.conf"
+	ldconfig -r "$r"
+	gp --root "$r" attach ick --capabilities "compute, video" >/dev/null
+	add_fake_cuda "$P" ick 575.51.02
+	check_json "$r" ick
+	ids=$(jq -r '[.containers[].findings[].id | select(startswith("inject") or startswith("container-driver"))] | sort | join(" ")' "$WORK/check.json")
+	check "findings" "container-driver-version inject-capability-missing inject-other-version" "$ids"
+	check "capability" "ick asks to inject video, which the host lacks at $US" \
+		"$(jq -r '.containers[].findings[] | select(.id == "inject-capability-missing") | .summary' "$WORK/check.json")"
+	check "the container's own" "the container's /etc/ld.so.cache: /opt/fakecuda/libcuda.so.1 -> /opt/fakecuda/libcuda.so.575.51.02" \
+		"$(jq -r '.containers[].findings[] | select(.id == "container-driver-version") | .evidence' "$WORK/check.json")"
+	jq -r '.containers[].findings[] | select(.id == "inject-other-version") | .evidence' "$WORK/check.json" |
+		grep -qF "/usr/lib/old/libcuda.so.1 (575.51.02)"
+	# The same container given no injection: its own old driver is still a finding.
+	gp --root "$r" attach ick --no-inject >/dev/null
+	check_json "$r" ick
+	check "without injection" "container-driver-version" \
+		"$(jq -r '[.containers[].findings[].id | select(startswith("inject") or startswith("container-driver"))] | join(" ")' "$WORK/check.json")"
+	# musl, and an ini asking for injection in mode devn (no hook runs there).
+	add_fake_cuda "$P" ick "$US"
+	sed -i "\|^lxc.mount.entry = /lib lib|d" "$P/ick/config"
+	touch "$P/ick/rootfs/lib/ld-musl-x86_64.so.1"
+	gp --root "$r" attach ick --inject --capabilities compute >/dev/null
+	sed -i 's/^\[driver\]$/mode = devn\n[driver]/' "$CONF/ick.ini"
+	check_json "$r" ick
+	check "musl and devn" "inject-devn inject-musl inject-other-version" \
+		"$(jq -r '[.containers[].findings[].id | select(startswith("inject") or startswith("container-driver"))] | sort | join(" ")' "$WORK/check.json")"
 }

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gpu-provision check NAME: the driver's user space a container gets or carries. What the
+ * ini asks to inject against the host's files, and the container's own driver libraries,
+ * read from its rootfs's loader cache without running anything in it.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "ctconf.h"
+#include "inject.h"
+#include "userspace.h"
+#include "util.h"
+
+/* What the start would refuse for lack of the host's files: one finding per capability. */
+static void check_capabilities(const struct gp_check_ctx *ctx, const char *name,
+			       const struct gp_ctconf *conf, struct gp_findings *f)
+{
+	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
+	struct gp_log_capture why;
+	unsigned int lacking;
+	struct gp_finding *x;
+
+	if (!inj)
+		return;
+	gp_log_capture_start(&why);
+	gp_inject_select(ctx->root, ctx->hs.host.version, conf->capabilities, inj);
+	gp_log_capture_stop(&why);
+	lacking = gp_inject_lacking(inj, conf->capabilities);
+	for (int c = 0; c < GP_CAP_COUNT; c++) {
+		if (!(lacking & GP_CAP_BIT(c)) ||
+		    !(x = gp_findings_add(f, GP_FINDING_INJECT_CAPABILITY_MISSING)))
+			continue;
+		GP_SET(x->summary, "%s asks to inject %s, which the host lacks at %s", name,
+		       gp_capability_name(c), ctx->hs.host.version);
+		GP_SET(x->evidence, "%s", why.text);
+		GP_SET(x->fix,
+		       "install the driver's %s libraries on the host (its version), or "
+		       "gpu-provision attach %s --capabilities without %s",
+		       gp_capability_name(c), name, gp_capability_name(c));
+	}
+}
+
+/* Host libraries of another version: said once per check, for the first container. */
+static void check_host_versions(const struct gp_check_ctx *ctx, struct gp_findings *f)
+{
+	_cleanup_free_ struct gp_userspace *u = malloc(sizeof(*u));
+	char list[512] = "";
+	size_t len = 0, n = 0;
+	struct gp_log_capture quiet;
+	struct gp_finding *x;
+
+	if (!u)
+		return;
+	gp_log_capture_start(&quiet);
+	if (gp_userspace_discover(ctx->root, ctx->hs.host.version, u) < 0)
+		u->n = 0;
+	gp_log_capture_stop(&quiet);
+	for (size_t i = 0; i < u->n; i++) {
+		if (u->v[i].matches || len >= sizeof(list))
+			continue;
+		len +=
+		    (size_t)snprintf(list + len, sizeof(list) - len, "%s%s (%s)", n++ ? ", " : "",
+				     u->v[i].path, u->v[i].version[0] ? u->v[i].version : "?");
+	}
+	if (n && (x = gp_findings_add(f, GP_FINDING_INJECT_OTHER_VERSION))) {
+		GP_SET(x->summary, "%zu driver librar%s on the host not of the module's %s", n,
+		       n == 1 ? "y" : "ies", ctx->hs.host.version);
+		GP_SET(x->evidence, "%s", list);
+		GP_SET(x->fix, "remove the old driver's files, or reinstall the driver, then "
+			       "ldconfig");
+	}
+}
+
+/* The container's own driver libraries of another version, from its loader cache. */
+static void check_container_libraries(const struct gp_check_ctx *ctx, const char *name,
+				      const struct gp_ctconf *conf, int rootfd,
+				      struct gp_findings *f)
+{
+	_cleanup_free_ struct gp_userspace *u = malloc(sizeof(*u));
+	const char *ours = GP_INJECT_LIBDIR "/";
+	struct gp_log_capture quiet;
+	struct gp_finding *x;
+
+	if (!u)
+		return;
+	gp_log_capture_start(&quiet);
+	if (gp_userspace_scan_rootfs(rootfd, ctx->hs.host.version, u) < 0)
+		u->n = 0;
+	gp_log_capture_stop(&quiet);
+	for (size_t i = 0; i < u->n; i++) {
+		const struct gp_userspace_lib *l = &u->v[i];
+
+		if (l->matches || !strchr(l->version, '.') ||
+		    strncmp(l->path, ours, strlen(ours)) == 0 ||
+		    !(x = gp_findings_add(f, GP_FINDING_CONTAINER_DRIVER_VERSION)))
+			continue;
+		GP_SET(x->summary, "%s carries %s of driver %s; the kernel module is %s", name,
+		       l->soname, l->version, ctx->hs.host.version);
+		GP_SET(x->evidence, "the container's /etc/ld.so.cache: %s -> %s", l->path, l->real);
+		if (conf->inject == GP_INJECT_YES)
+			GP_SET(x->fix,
+			       "remove the container's driver packages (the injection gives it "
+			       "the host's): its start is refused until then");
+		else
+			GP_SET(x->fix,
+			       "gpu-provision attach %s --inject, after removing the container's "
+			       "driver packages; or install %s inside",
+			       name, ctx->hs.host.version);
+	}
+}
+
+static void check_musl(const char *name, int rootfd, struct gp_findings *f)
+{
+	_cleanup_close_ int fd = openat(rootfd, "lib/ld-musl-x86_64.so.1", O_PATH | O_CLOEXEC);
+	struct gp_finding *x;
+
+	if (fd < 0 || !(x = gp_findings_add(f, GP_FINDING_INJECT_MUSL)))
+		return;
+	GP_SET(x->summary, "%s asks for the driver's user space, but its C library is musl", name);
+	GP_SET(x->evidence, "its rootfs has /lib/ld-musl-x86_64.so.1");
+	GP_SET(x->fix, "gpu-provision attach %s --no-inject, or use a glibc distribution", name);
+}
+
+void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
+		     const char *rootfs, struct gp_findings *f)
+{
+	_cleanup_close_ int rootfd = -1;
+	struct gp_finding *x;
+
+	if (conf->inject == GP_INJECT_YES && strcmp(conf->mode, "devn") == 0 &&
+	    (x = gp_findings_add(f, GP_FINDING_INJECT_DEVN))) {
+		GP_SET(x->summary, "%s asks for injection in mode devn, where no hook runs", name);
+		GP_SET(x->evidence, "%s: inject = yes, mode = devn", conf->path);
+		GP_SET(x->fix, "gpu-provision attach %s --mode hook, or --no-inject", name);
+	}
+	if (conf->inject == GP_INJECT_YES && ctx->hs.host.driver_loaded) {
+		check_capabilities(ctx, name, conf, f);
+		check_host_versions(ctx, f);
+	}
+	if (!rootfs || !ctx->hs.host.driver_loaded ||
+	    (rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	check_container_libraries(ctx, name, conf, rootfd, f);
+	if (conf->inject == GP_INJECT_YES)
+		check_musl(name, rootfd, f);
+}
