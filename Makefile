@@ -132,7 +132,7 @@ $(FAKEDRIVER)/libnvidia-ml.so: tests/fakedriver/libnvidia-ml.c
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 $(FAKEDRIVER)/nvidia-smi: tests/fakedriver/nvidia-smi.c
 	@mkdir -p $(FAKEDRIVER)
-	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -o $@ $< -ldl
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -nostartfiles -o $@ $< -Wl,--no-as-needed -l:libdl.so.2
 
 tests-helpers: $(FAKEDRIVER)/libnvidia-ml.so $(FAKEDRIVER)/nvidia-smi
 

@@ -2,13 +2,20 @@
 /*
  * Test double of nvidia-smi, for the injection tests: it loads libnvidia-ml.so.1 by its
  * soname, as the real one does, and says which file the loader gave it and what NVML
- * answered.
+ * answered. Like gpu-probe (and the real one), it runs on a glibc as old as 2.28: its
+ * own _start instead of __libc_start_main@GLIBC_2.34, the dl functions at their first
+ * versions.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-int main(void)
+__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+__asm__(".symver dlerror,dlerror@GLIBC_2.2.5");
+__asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
+
+static int smi_main(void)
 {
 	void *nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW);
 	int (*init)(void), (*count)(unsigned int *);
@@ -31,3 +38,18 @@ int main(void)
 	free(real);
 	return 0;
 }
+
+void smi_entry(void) __attribute__((used, noreturn));
+void smi_entry(void)
+{
+	exit(smi_main());
+}
+
+/* The process entry: align the stack and call C. */
+__asm__(".text\n"
+	".global _start\n"
+	"_start:\n"
+	"	xor %ebp, %ebp\n"
+	"	and $-16, %rsp\n"
+	"	call smi_entry\n"
+	"	hlt\n");
