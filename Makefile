@@ -210,6 +210,13 @@ $(KMOD_TREE)/.stamp: tests/kmod/fake-module.c $(wildcard tests/fixtures/kmod-con
 $(BUILD)/tests/test-modules: $(KMOD_TREE)/.stamp
 $(BUILD)/tests/test-modules: UNIT_CFLAGS += -DKMOD_TREE='"$(CURDIR)/$(KMOD_TREE)"' \
 	-DKMOD_REL='"$(KMOD_REL)"'
+# The test double of the host's ldconfig is static, as glibc's own is.
+LDCONFIG_REPORT := $(BUILD)/tests/helpers/ldconfig-report
+$(LDCONFIG_REPORT): tests/helpers/ldconfig-report.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -static -o $@ $<
+$(BUILD)/tests/test-ldconfig: | $(LDCONFIG_REPORT)
+$(BUILD)/tests/test-ldconfig: UNIT_CFLAGS += -DHELPERS='"$(CURDIR)/$(BUILD)/tests/helpers"'
 $(BUILD)/tests/test-uvmapply: UNIT_LDFLAGS = -Wl,--wrap=gp_module_insert -Wl,--wrap=gp_module_remove
 
 subst_paths = sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' \

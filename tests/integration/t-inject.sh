@@ -229,3 +229,24 @@ test_inject_check() {
 	check "musl and devn" "inject-devn inject-musl inject-other-version" \
 		"$(jq -r '[.containers[].findings[].id | select(startswith("inject") or startswith("container-driver"))] | sort | join(" ")' "$WORK/check.json")"
 }
+
+# What the host's ldconfig reads and writes in the rootfs is the container's: a cache that
+# links out of it is replaced, not written through; a config that blocks meets the deadline.
+test_inject_ldconfig_in_a_hostile_rootfs() {
+	local before t0
+	inject_ct il
+	mkdir -p "$WORK/il.host"
+	echo keep >"$WORK/il.host/file"
+	ln -s "$WORK/il.host/file" "$P/il/rootfs/etc/ld.so.cache"
+	start il
+	check "host file" keep "$(cat "$WORK/il.host/file")"
+	check "the container's cache" "regular file" "$(stat -c %F "$P/il/rootfs/etc/ld.so.cache")"
+	in_ct "$P" il nvidia-smi | grep -qF "nvmlInit_v2 0"
+	stop il
+	inject_ct il2
+	mkfifo "$P/il2/rootfs/etc/ld.so.conf"
+	before=$(rootfs_list il2)
+	t0=$(date +%s)
+	refused_clean il2 "$before" ", took too long"
+	check "refused by the deadline" yes "$([ $(($(date +%s) - t0)) -lt 20 ] && echo yes)"
+}
