@@ -134,7 +134,12 @@ $(FAKEDRIVER)/nvidia-smi: tests/fakedriver/nvidia-smi.c
 	@mkdir -p $(FAKEDRIVER)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -nostartfiles -o $@ $< -Wl,--no-as-needed -l:libdl.so.2
 
-tests-helpers: $(FAKEDRIVER)/libnvidia-ml.so $(FAKEDRIVER)/nvidia-smi
+# The same double under a graphics soname, for the graphics and display capabilities.
+$(FAKEDRIVER)/libGLX_nvidia.so: tests/fakedriver/libnvidia-ml.c
+	@mkdir -p $(FAKEDRIVER)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,libGLX_nvidia.so.0 -o $@ $<
+
+tests-helpers: $(FAKEDRIVER)/libnvidia-ml.so $(FAKEDRIVER)/nvidia-smi $(FAKEDRIVER)/libGLX_nvidia.so
 
 # Hostile stand-ins for a container's libcuda.so.1 (tests/hostile): the double plus one attack.
 HOSTILE     := $(BUILD)/tests/hostile
@@ -217,6 +222,8 @@ $(LDCONFIG_REPORT): tests/helpers/ldconfig-report.c
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -static -o $@ $<
 $(BUILD)/tests/test-ldconfig: | $(LDCONFIG_REPORT)
 $(BUILD)/tests/test-ldconfig: UNIT_CFLAGS += -DHELPERS='"$(CURDIR)/$(BUILD)/tests/helpers"'
+$(BUILD)/tests/test-checkdriver: | $(FAKECUDA)/.stamp
+$(BUILD)/tests/test-checkdriver: UNIT_CFLAGS += -DFAKECUDA='"$(CURDIR)/$(FAKECUDA)/libcuda.so"'
 $(BUILD)/tests/test-uvmapply: UNIT_LDFLAGS = -Wl,--wrap=gp_module_insert -Wl,--wrap=gp_module_remove
 
 subst_paths = sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' \

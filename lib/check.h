@@ -41,7 +41,7 @@ int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct 
  * libraries its rootfs (a directory, or NULL where it is not one) carries itself.
  */
 struct gp_ctconf;
-void gp_check_driver(const struct gp_check_ctx *ctx, const char *name,
-		     const struct gp_ctconf *conf, const char *rootfs, struct gp_findings *f);
+void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
+		     const char *rootfs, struct gp_findings *f);
 
 #endif

@@ -84,8 +84,8 @@ char *gp_ctconf_format(const struct gp_ctconf *conf);
  * Sets [section] name to value as if the ini said it: 0, -EINVAL (said, what naming
  * where the value came from, e.g. "--capabilities"), -ENOENT for no such key.
  */
-int gp_ctconf_set(struct gp_ctconf *conf, const char *section, const char *name,
-		  const char *value, const char *what);
+int gp_ctconf_set(struct gp_ctconf *conf, const char *section, const char *name, const char *value,
+		  const char *what);
 
 /* The built-in defaults of every key (the table's), nothing set. */
 void gp_ctconf_init(struct gp_ctconf *conf);

@@ -36,8 +36,17 @@ bool gp_inject_holds(const struct gp_inject *inj, const char *name)
 	return false;
 }
 
-static int add(struct gp_inject *inj, bool program, const char *name, const char *soname,
-	       const char *root, const char *real)
+/* Each kind: its line's word in the .inject file, and its directory. */
+static const char *const kind_word[GP_INJECT_KINDS] = { "lib", "bin", "cfg" };
+static const char *const kind_dir[GP_INJECT_KINDS] = { "lib64", "bin", "share" };
+
+const char *gp_inject_dir(enum gp_inject_kind kind)
+{
+	return kind < GP_INJECT_KINDS ? kind_dir[kind] : "?";
+}
+
+static int add(struct gp_inject *inj, enum gp_inject_kind kind, const char *name,
+	       const char *soname, const char *link, const char *root, const char *real)
 {
 	_cleanup_free_ char *source = gp_path(root, real);
 	struct gp_inject_file *f;
@@ -47,9 +56,10 @@ static int add(struct gp_inject *inj, bool program, const char *name, const char
 	if (inj->n == GP_INJECT_MAX)
 		return gp_error_errno(-E2BIG, "more than %d driver files to inject", GP_INJECT_MAX);
 	f = &inj->v[inj->n++];
-	f->program = program;
+	f->kind = kind;
 	snprintf(f->name, sizeof(f->name), "%s", name);
-	snprintf(f->soname, sizeof(f->soname), "%s", strcmp(name, soname) ? soname : "");
+	snprintf(f->soname, sizeof(f->soname), "%s", soname && strcmp(name, soname) ? soname : "");
+	snprintf(f->link, sizeof(f->link), "%s", link ? link : "");
 	snprintf(f->source, sizeof(f->source), "%s", source);
 	return 0;
 }
@@ -78,7 +88,7 @@ static int add_libraries(const char *root, const struct gp_userspace *u, unsigne
 				l->path, l->file, l->version[0] ? l->version : "unknown",
 				inj->version);
 		else
-			r = add(inj, false, l->file, l->soname, root, l->real);
+			r = add(inj, GP_INJECT_LIB, l->file, l->soname, NULL, root, l->real);
 	}
 	return r;
 }
@@ -92,8 +102,8 @@ unsigned int gp_inject_lacking(const struct gp_inject *inj, unsigned int caps)
 		bool found = false;
 
 		for (size_t i = 0; i < inj->n && !found; i++)
-			found =
-			    !inj->v[i].program && (int)gp_capability_of(soname_of(&inj->v[i])) == c;
+			found = inj->v[i].kind == GP_INJECT_LIB &&
+				(int)gp_capability_of(soname_of(&inj->v[i])) == c;
 		if ((caps & GP_CAP_BIT(c)) && !found)
 			lacking |= GP_CAP_BIT(c);
 	}
@@ -141,9 +151,13 @@ int gp_inject_select(const char *root, const char *version, unsigned int caps,
 	caps = expand(caps);
 	if (r == 0)
 		r = add_libraries(root, u, caps, inj);
-	for (size_t i = 0; i < u->nbins && r == 0; i++)
-		if (caps & GP_CAP_BIT(u->bins[i].cap))
-			r = add(inj, true, u->bins[i].name, u->bins[i].name, root, u->bins[i].real);
+	for (size_t i = 0; i < u->nfiles && r == 0; i++) {
+		const struct gp_userspace_file *f = &u->files[i];
+
+		if (caps & GP_CAP_BIT(f->cap))
+			r = add(inj, f->program ? GP_INJECT_PROGRAM : GP_INJECT_CONFIG, f->name,
+				NULL, f->where, root, f->real);
+	}
 	if (r == 0)
 		r = check_capabilities(root, caps, inj);
 	return r < 0 ? r : gp_ldconfig_find(&inj->ldconfig);
@@ -158,11 +172,10 @@ char *gp_inject_format(const struct gp_inject *inj)
 	for (size_t i = 0; i < inj->n && r == 0; i++) {
 		const struct gp_inject_file *f = &inj->v[i];
 
-		if (f->program)
-			r = gp_buf_printf(&b, "bin %s %s\n", f->name, f->source);
-		else
-			r = gp_buf_printf(&b, "lib %s %s %s\n", f->name,
-					  f->soname[0] ? f->soname : "-", f->source);
+		r = gp_buf_printf(&b, "%s %s %s %s\n", kind_word[f->kind], f->name,
+				  f->kind == GP_INJECT_LIB ? (f->soname[0] ? f->soname : "-")
+							   : f->link,
+				  f->source);
 	}
 	if (r < 0) {
 		gp_buf_free(&b);
@@ -180,24 +193,45 @@ static bool name_is_valid(const char *s)
 	       strlen(s);
 }
 
+/* An absolute path of driver file names: no "." or "..", no empty part. */
+static bool link_is_valid(const char *s)
+{
+	char copy[128], *save = NULL;
+	size_t parts = 0;
+
+	if (s[0] != '/' || strstr(s, "//") || snprintf(copy, sizeof(copy), "%s", s) >= 127)
+		return false;
+	for (char *p = strtok_r(copy, "/", &save); p; p = strtok_r(NULL, "/", &save), parts++)
+		if (!name_is_valid(p))
+			return false;
+	return parts >= 2;
+}
+
+/* "lib NAME SONAME|- SOURCE", "bin NAME LINK SOURCE" or "cfg NAME LINK SOURCE". */
 static int parse_line(const char *line, struct gp_inject *inj)
 {
 	struct gp_inject_file *f = &inj->v[inj->n];
-	char name[128], soname[64], source[256];
-	int used = 0;
+	char word[4], name[128], third[128], source[256];
+	int used = 0, k;
 
-	if (sscanf(line, "lib %127s %63s %255s%n", name, soname, source, &used) == 3 &&
-	    !line[used]) {
-		f->program = false;
-		snprintf(f->soname, sizeof(f->soname), "%s", strcmp(soname, "-") ? soname : "");
-	} else if (sscanf(line, "bin %127s %255s%n", name, source, &used) == 2 && !line[used]) {
-		f->program = true;
-	} else {
+	if (sscanf(line, "%3s %127s %127s %255s%n", word, name, third, source, &used) != 4 ||
+	    line[used])
 		return -EINVAL;
-	}
-	if (!name_is_valid(name) || (f->soname[0] && !name_is_valid(f->soname)) || source[0] != '/')
+	for (k = 0; k < GP_INJECT_KINDS && strcmp(word, kind_word[k]); k++)
+		;
+	if (k == GP_INJECT_KINDS || !name_is_valid(name) || source[0] != '/')
+		return -EINVAL;
+	f->kind = (enum gp_inject_kind)k;
+	if (f->kind == GP_INJECT_LIB && strcmp(third, "-") &&
+	    (!name_is_valid(third) || strlen(third) >= sizeof(f->soname)))
+		return -EINVAL;
+	if (f->kind != GP_INJECT_LIB && !link_is_valid(third))
 		return -EINVAL;
 	snprintf(f->name, sizeof(f->name), "%s", name);
+	if (f->kind == GP_INJECT_LIB)
+		snprintf(f->soname, sizeof(f->soname), "%s", strcmp(third, "-") ? third : "");
+	else
+		snprintf(f->link, sizeof(f->link), "%s", third);
 	snprintf(f->source, sizeof(f->source), "%s", source);
 	inj->n++;
 	return 0;

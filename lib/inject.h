@@ -21,17 +21,24 @@
 
 #define GP_INJECT_MAX 160
 
+/* Where a file goes in GP_INJECT_DIR: lib64/, bin/ or share/. */
+enum gp_inject_kind { GP_INJECT_LIB, GP_INJECT_PROGRAM, GP_INJECT_CONFIG, GP_INJECT_KINDS };
+
 /* One host file to give the container. */
 struct gp_inject_file {
-	bool program;	  /* into bin/, and a link in /usr/bin; else a library into lib64/ */
+	enum gp_inject_kind kind;
 	char name[128];	  /* its name there: libcuda.so.580.159.04, nvidia-smi */
 	char soname[64];  /* a library's soname when another name (libcuda.so.1), else "" */
+	char link[128];	  /* a program's or manifest's path in the rootfs, linked to it */
 	char source[256]; /* the host's file, as this process reaches it */
 };
 
+/* The directory of GP_INJECT_DIR a kind of file goes in: "lib64", "bin", "share". */
+const char *gp_inject_dir(enum gp_inject_kind kind);
+
 /* What a start injects: pre-start decides it, the mount hook carries it out. */
 struct gp_inject {
-	char version[32]; /* the kernel module's: every library is of this version */
+	char version[32];	     /* the kernel module's: every library is of this version */
 	struct gp_ldconfig ldconfig; /* the host's, to write the container's loader cache */
 	struct gp_inject_file v[GP_INJECT_MAX];
 	size_t n;

@@ -132,7 +132,7 @@ static int refuse_other_versions(int rootfd, const struct gp_inject *inj, bool *
 		bad++;
 	}
 	for (size_t i = 0; i < inj->n; i++)
-		libs += !inj->v[i].program;
+		libs += inj->v[i].kind == GP_INJECT_LIB;
 	*cached = u->cache_found && found >= libs;
 	if (!bad)
 		return 0;
@@ -213,11 +213,11 @@ static int bind_file(int dirfd, const struct gp_inject_file *f)
 	return 0;
 }
 
-/* The tmpfs at GP_INJECT_DIR with lib64/ and bin/, then made read-only. */
+/* The tmpfs at GP_INJECT_DIR with lib64/, bin/ and share/, then made read-only. */
 static int mount_tree(int rootfd, const char *rootfs, const struct gp_inject *inj, struct undo *u)
 {
 	_cleanup_close_ int dir = open_dir(rootfd, rootfs, GP_INJECT_DIR + 1, u), mnt = -1;
-	_cleanup_close_ int lib = -1, bin = -1;
+	int sub[GP_INJECT_KINDS] = { -1, -1, -1 };
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	int r;
 
@@ -231,48 +231,55 @@ static int mount_tree(int rootfd, const char *rootfs, const struct gp_inject *in
 		return gp_error_errno(mnt, "Failed to mount a tmpfs on %s%s", rootfs,
 				      GP_INJECT_DIR);
 	undo_note(u, dir, ".", MADE_MOUNT);
-	if (mkdirat(mnt, "lib64", 0755) < 0 || mkdirat(mnt, "bin", 0755) < 0)
-		return -errno;
-	lib = openat(mnt, "lib64", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	bin = openat(mnt, "bin", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (lib < 0 || bin < 0)
-		return -errno;
+	for (int k = 0; k < GP_INJECT_KINDS && r == 0; k++) {
+		if (mkdirat(mnt, gp_inject_dir(k), 0755) < 0 ||
+		    (sub[k] = openat(mnt, gp_inject_dir(k),
+				     O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			r = gp_error_errno(-errno, "Failed to make %s%s/%s", rootfs, GP_INJECT_DIR,
+					   gp_inject_dir(k));
+	}
 	for (size_t i = 0; i < inj->n && r == 0; i++)
-		r = bind_file(inj->v[i].program ? bin : lib, &inj->v[i]);
+		r = bind_file(sub[inj->v[i].kind], &inj->v[i]);
 	if (r == 0 && syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		r = gp_error_errno(-errno, "Failed to make %s%s read-only", rootfs, GP_INJECT_DIR);
+	for (int k = 0; k < GP_INJECT_KINDS; k++)
+		gp_closep(&sub[k]);
 	return r;
 }
 
-/* /usr/bin/NAME -> GP_INJECT_BINDIR/NAME, where the container has no NAME of its own. */
-static int link_programs(int rootfd, const char *rootfs, const struct gp_inject *inj,
-			 struct undo *u)
+/*
+ * LINK -> its file in GP_INJECT_DIR, for each program (/usr/bin/nvidia-smi) and manifest
+ * (/etc/vulkan/icd.d/nvidia_icd.json), where the container has none of its own; the
+ * directories above it made where missing.
+ */
+static int link_files(int rootfd, const char *rootfs, const struct gp_inject *inj, struct undo *u)
 {
-	_cleanup_close_ int dir = -1;
-
 	for (size_t i = 0; i < inj->n; i++) {
 		const struct gp_inject_file *f = &inj->v[i];
-		char target[PATH_MAX], have[PATH_MAX];
+		char dir[128], target[PATH_MAX], have[PATH_MAX];
+		const char *base = strrchr(f->link, '/');
+		_cleanup_close_ int fd = -1;
 		ssize_t n;
 
-		if (!f->program)
+		if (f->kind == GP_INJECT_LIB || !base)
 			continue;
-		if (dir < 0 && (dir = open_dir(rootfd, rootfs, "usr/bin", u)) < 0)
-			return dir;
-		snprintf(target, sizeof(target), "%s/%s", GP_INJECT_BINDIR, f->name);
-		if (symlinkat(target, dir, f->name) == 0) {
-			undo_note(u, dir, f->name, MADE_FILE);
+		snprintf(dir, sizeof(dir), "%.*s", (int)(base - f->link - 1), f->link + 1);
+		base++;
+		if ((fd = open_dir(rootfd, rootfs, dir, u)) < 0)
+			return fd;
+		snprintf(target, sizeof(target), "%s/%s/%s", GP_INJECT_DIR, gp_inject_dir(f->kind),
+			 f->name);
+		if (symlinkat(target, fd, base) == 0) {
+			undo_note(u, fd, base, MADE_FILE);
 			continue;
 		}
 		if (errno != EEXIST)
-			return gp_error_errno(-errno, "Failed to link %s/usr/bin/%s", rootfs,
-					      f->name);
-		n = readlinkat(dir, f->name, have, sizeof(have) - 1);
+			return gp_error_errno(-errno, "Failed to link %s%s", rootfs, f->link);
+		n = readlinkat(fd, base, have, sizeof(have) - 1);
 		if (n >= 0 && (have[n] = '\0', strcmp(have, target) == 0))
 			continue;
-		gp_warn("the container has its own /usr/bin/%s, which is kept: the injected one is "
-			"%s",
-			f->name, target);
+		gp_warn("the container has its own %s, which is kept: the injected one is %s",
+			f->link, target);
 	}
 	return 0;
 }
@@ -328,7 +335,7 @@ int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
 	if (r == 0)
 		r = mount_tree(rootfd, rootfs, inj, u);
 	if (r == 0)
-		r = link_programs(rootfd, rootfs, inj, u);
+		r = link_files(rootfd, rootfs, inj, u);
 	if (r == 0)
 		r = add_ldconf(rootfd, rootfs, u);
 	if (r == 0 && !cached)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "util.h"
@@ -322,6 +323,26 @@ static int add_existing_instances(const char *root, const struct gp_host *host,
 	return r;
 }
 
+/* X11, Wayland and Vulkan's display paths open nvidia-modeset, nvidia_modeset's node. */
+static int plan_display(const char *root, const struct gp_host *host, const char *where,
+			struct gp_plan *plan)
+{
+	_cleanup_free_ char *module = gp_path(root, "/sys/module/nvidia_modeset");
+
+	if (!module)
+		return -ENOMEM;
+	if (access(module, F_OK) < 0) {
+		gp_error("%s%s[driver] capabilities has graphics or display, which need "
+			 "/dev/nvidia-modeset, but nvidia_modeset is not loaded: modprobe "
+			 "nvidia_modeset, or take them out",
+			 where ? where : "", where ? ": " : "");
+		return -EINVAL;
+	}
+	return add_node(plan, where, "nvidia-modeset",
+			host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA,
+			GP_MINOR_MODESET, host->params.mode, &host->params);
+}
+
 static int plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan)
 {
 	int r = 0;
@@ -345,7 +366,7 @@ static bool node_name_is_valid(const char *name)
 	unsigned int n;
 
 	if (strcmp(name, "nvidiactl") == 0 || strcmp(name, "nvidia-uvm") == 0 ||
-	    strcmp(name, "nvidia-uvm-tools") == 0)
+	    strcmp(name, "nvidia-uvm-tools") == 0 || strcmp(name, "nvidia-modeset") == 0)
 		return true;
 	/* Numbered names must read back exactly as they would be printed. */
 	if (sscanf(name, "nvidia%u", &n) == 1 && n < GP_MINOR_MODESET) {
@@ -363,6 +384,7 @@ const struct gp_vendor gp_vendor_nvidia = {
 	.name = "nvidia",
 	.select = select_gpus,
 	.plan = plan_build,
+	.plan_display = plan_display,
 	.plan_all = plan_all,
 	.node_name_is_valid = node_name_is_valid,
 };

@@ -9,6 +9,7 @@
 #include "ctconf.h"
 #include "log.h"
 #include "plan.h"
+#include "userspace.h"
 #include "util.h"
 #include "vendor.h"
 
@@ -44,6 +45,9 @@ int gp_plan_for_conf(const char *root, const struct gp_host *host, const struct 
 	r = vendor->select(conf->devices, host, at_devices, chosen);
 	if (r == 0)
 		r = vendor->plan(root, host, chosen, conf->caps, at_file, plan);
+	if (r == 0 && conf->inject == GP_INJECT_YES &&
+	    (conf->capabilities & (GP_CAP_BIT(GP_CAP_GRAPHICS) | GP_CAP_BIT(GP_CAP_DISPLAY))))
+		r = vendor->plan_display(root, host, at_file, plan);
 	return r;
 }
 

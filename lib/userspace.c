@@ -69,7 +69,27 @@ static const struct {
 	{ GP_CAP_COMPUTE, "nvidia-cuda-mps-control" },
 	{ GP_CAP_COMPUTE, "nvidia-cuda-mps-server" },
 };
-_Static_assert(GP_ARRAY_SIZE(programs) <= GP_USERSPACE_MAX_BINS, "room for every program");
+/*
+ * The manifests other loaders read to find the driver's libraries (NVIDIA's
+ * nvidia-container-toolkit, internal/discover/graphics.go; the external platforms by the
+ * names the driver's installer gives them): each the first of its places the host has.
+ */
+static const struct {
+	enum gp_capability cap;
+	const char *paths[2];
+} configs[] = {
+	{ GP_CAP_GRAPHICS,
+	  { "/etc/vulkan/icd.d/nvidia_icd.json", "/usr/share/vulkan/icd.d/nvidia_icd.json" } },
+	{ GP_CAP_GRAPHICS,
+	  { "/etc/vulkan/implicit_layer.d/nvidia_layers.json",
+	    "/usr/share/vulkan/implicit_layer.d/nvidia_layers.json" } },
+	{ GP_CAP_GRAPHICS, { "/usr/share/glvnd/egl_vendor.d/10_nvidia.json" } },
+	{ GP_CAP_GRAPHICS, { "/usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json" } },
+	{ GP_CAP_GRAPHICS, { "/usr/share/egl/egl_external_platform.d/15_nvidia_gbm.json" } },
+	{ GP_CAP_COMPUTE, { "/etc/OpenCL/vendors/nvidia.icd" } },
+};
+_Static_assert(GP_ARRAY_SIZE(programs) + GP_ARRAY_SIZE(configs) <= GP_USERSPACE_MAX_FILES,
+	       "room for every file");
 
 enum gp_capability gp_capability_of(const char *soname)
 {
@@ -214,9 +234,21 @@ static bool is_program(int rootfd, const char *real)
 	       memcmp(magic, "\177ELF", 4) == 0;
 }
 
+static void add_file(struct gp_userspace *u, enum gp_capability cap, bool program,
+		     const char *where, const char *real)
+{
+	struct gp_userspace_file *f = &u->files[u->nfiles++];
+
+	f->cap = cap;
+	f->program = program;
+	snprintf(f->name, sizeof(f->name), "%s", strrchr(where, '/') + 1);
+	snprintf(f->where, sizeof(f->where), "%s", where);
+	snprintf(f->real, sizeof(f->real), "%s", real);
+}
+
 /*
  * The programs, first hit in the standard directories, as libnvidia-container's PATH,
- * and last NVIDIA's own container layout.
+ * and last NVIDIA's own container layout; a container finds each in /usr/bin.
  */
 static void find_programs(int rootfd, struct gp_userspace *u)
 {
@@ -225,16 +257,33 @@ static void find_programs(int rootfd, struct gp_userspace *u)
 
 	for (size_t i = 0; i < GP_ARRAY_SIZE(programs); i++) {
 		for (size_t d = 0; d < GP_ARRAY_SIZE(dirs); d++) {
-			struct gp_userspace_bin *b = &u->bins[u->nbins];
-			char path[128];
+			char path[128], real[256], where[128];
 
 			snprintf(path, sizeof(path), "%s/%s", dirs[d], programs[i].name);
-			if (resolve_in(rootfd, path, b->real, sizeof(b->real)) < 0 ||
-			    !is_program(rootfd, b->real))
+			if (resolve_in(rootfd, path, real, sizeof(real)) < 0 ||
+			    !is_program(rootfd, real))
 				continue;
-			b->cap = programs[i].cap;
-			snprintf(b->name, sizeof(b->name), "%s", programs[i].name);
-			u->nbins++;
+			snprintf(where, sizeof(where), "/usr/bin/%s", programs[i].name);
+			add_file(u, programs[i].cap, true, where, real);
+			break;
+		}
+	}
+}
+
+/* A manifest: a regular file, read where a container's loader looks for it. */
+static void find_configs(int rootfd, struct gp_userspace *u)
+{
+	for (size_t i = 0; i < GP_ARRAY_SIZE(configs); i++) {
+		for (size_t k = 0; k < 2 && configs[i].paths[k]; k++) {
+			const char *path = configs[i].paths[k];
+			char real[256];
+			struct stat st;
+
+			if (resolve_in(rootfd, path, real, sizeof(real)) < 0 ||
+			    fstatat(rootfd, real + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISREG(st.st_mode))
+				continue;
+			add_file(u, configs[i].cap, false, path, real);
 			break;
 		}
 	}
@@ -252,7 +301,9 @@ int gp_userspace_discover(const char *root, const char *version, struct gp_users
 	if (rootfd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", root);
 	r = scan(rootfd, name, version, u);
-	if (r == 0)
+	if (r == 0) {
 		find_programs(rootfd, u);
+		find_configs(rootfd, u);
+	}
 	return r;
 }

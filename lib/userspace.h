@@ -34,21 +34,23 @@ struct gp_userspace_lib {
 	bool matches;	  /* that version is the kernel module's */
 };
 
-/* One of the driver's programs. */
-struct gp_userspace_bin {
+/* One of the driver's programs or configuration files (a loader's manifest). */
+struct gp_userspace_file {
 	enum gp_capability cap;
-	char name[32];	/* nvidia-smi */
-	char real[256]; /* the file it is, inside the root */
+	bool program;	 /* else a configuration file */
+	char name[64];	 /* nvidia-smi, nvidia_icd.json */
+	char where[128]; /* where a container looks for it: /usr/bin/nvidia-smi */
+	char real[256];	 /* the host's file, inside the root */
 };
 
 #define GP_USERSPACE_MAX 128
-#define GP_USERSPACE_MAX_BINS 8
+#define GP_USERSPACE_MAX_FILES 16
 struct gp_userspace {
 	bool cache_found; /* <root>/etc/ld.so.cache was there and read */
 	struct gp_userspace_lib v[GP_USERSPACE_MAX];
 	size_t n;
-	struct gp_userspace_bin bins[GP_USERSPACE_MAX_BINS];
-	size_t nbins;
+	struct gp_userspace_file files[GP_USERSPACE_MAX_FILES];
+	size_t nfiles;
 };
 
 /* The capability whose libraries hold soname's ("libcuda.so.1"), or GP_CAP_COUNT. */
@@ -57,7 +59,8 @@ enum gp_capability gp_capability_of(const char *soname);
 /*
  * The driver's libraries and programs on the host under root: the libraries from its
  * loader cache, each with its capability and whether its version is version (the
- * kernel module's); the programs from /usr/bin, /usr/sbin, /bin and /sbin. No cache is
+ * kernel module's); the programs from /usr/bin, /usr/sbin, /bin and /sbin; the loaders'
+ * manifests (Vulkan, EGL, OpenCL) from their standard directories. No cache is
  * not an error (cache_found false). 0, or -errno for a cache that cannot be read or
  * parsed (said), or -E2BIG past GP_USERSPACE_MAX libraries.
  */

@@ -26,6 +26,13 @@ struct gp_vendor {
 	 */
 	int (*plan)(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
 		    const char *caps, const char *where, struct gp_plan *plan);
+	/*
+	 * The nodes a container given the graphics or display capability needs besides
+	 * (NVIDIA: nvidia-modeset). 0, -EINVAL (said after where: the driver part is
+	 * missing), -E2BIG.
+	 */
+	int (*plan_display)(const char *root, const struct gp_host *host, const char *where,
+			    struct gp_plan *plan);
 	/* Every node the host should have for containers. Says nothing but -E2BIG. */
 	int (*plan_all)(const char *root, const struct gp_host *host, struct gp_plan *plan);
 	/* True for a name under /dev that this vendor's plans hold, exactly as it writes it. */

@@ -250,3 +250,27 @@ test_inject_ldconfig_in_a_hostile_rootfs() {
 	refused_clean il2 "$before" ", took too long"
 	check "refused by the deadline" yes "$([ $(($(date +%s) - t0)) -lt 20 ] && echo yes)"
 }
+
+# display: the graphics libraries, the loaders' manifests linked where they look, and
+# /dev/nvidia-modeset with its rule; refused while nvidia_modeset is not loaded.
+test_inject_display() {
+	local r=$WORK/idp.root icd=usr/share/vulkan/icd.d/nvidia_icd.json
+	inject_ct idp
+	cp "${GP_BUILD:-$GP_TOP/build}/tests/fakedriver/libGLX_nvidia.so" \
+		"$r/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.$US"
+	ldconfig -r "$r"
+	mkdir -p "$r/$(dirname $icd)"
+	echo '{"ICD": {"library_path": "libGLX_nvidia.so.0"}}' >"$r/$icd"
+	if gp --root "$r" attach idp --capabilities "compute, display" 2>"$WORK/idp.err"; then return 1; fi
+	grep -qF "need /dev/nvidia-modeset, but nvidia_modeset is not loaded: modprobe nvidia_modeset" "$WORK/idp.err"
+	mkdir -p "$r/sys/module/nvidia_modeset"
+	gp --root "$r" attach idp --capabilities "compute, display" >/dev/null
+	grep -qE "^lxc.cgroup2?.devices.allow = c 195:254 rwm$" "$P/idp/config"
+	start idp
+	check "nvidia-modeset" "195:254" "$(node_of idp /dev/nvidia-modeset)"
+	check "the manifest" "$(cat "$r/$icd")" "$(in_ct "$P" idp "cat /$icd")"
+	check "its link" "/usr/local/nvidia/share/nvidia_icd.json" "$(in_ct "$P" idp "readlink /$icd")"
+	check "the library it names" "/usr/local/nvidia/lib64/libGLX_nvidia.so.$US" \
+		"$(in_ct "$P" idp "readlink -f /usr/local/nvidia/lib64/libGLX_nvidia.so.0")"
+	stop idp
+}

@@ -266,7 +266,8 @@ static void node_names(void **state)
 	assert_false(gp_node_name_is_valid("nvidia254"));
 	assert_false(gp_node_name_is_valid("nvidia 1"));
 	assert_false(gp_node_name_is_valid("nvidia-caps/../nvidia0"));
-	assert_false(gp_node_name_is_valid("nvidia-modeset"));
+	assert_true(gp_node_name_is_valid("nvidia-modeset")); /* graphics, display */
+	assert_false(gp_node_name_is_valid("nvidia-modeset1"));
 }
 
 int main(void)

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * check's view of the driver's user space (lib/checkdriver.c) over a scratch copy of the
+ * H200 fixture: its loader cache written by the real ldconfig -r over the libcuda test
+ * double, and a container rootfs beside it with one of its own. Each case with the
+ * whole set of ids.
+ */
+#include "unit.h"
+
+#include <unistd.h>
+
+#include "check.h"
+#include "ctconf.h"
+#include "ids.h"
+#include "util.h"
+
+static char root[128], rootfs[160];
+static struct gp_findings found;
+
+static void __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The double as the file DIR/libcuda.so.VERSION under dir, and the cache ldconfig writes. */
+static void put_libcuda(const char *top, const char *dir_and_version)
+{
+	char dir[128], version[32];
+
+	assert_int_equal(sscanf(dir_and_version, "%127s %31s", dir, version), 2);
+	sh("mkdir -p %s%s && cp %s %s%s/libcuda.so.%s && echo %s >>%s/etc/ld.so.conf && "
+	   "ldconfig -r %s",
+	   top, dir, FAKECUDA, top, dir, version, dir, top, top);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/gp-checkdriver.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	sh("cp -a " FIXTURES "/h200-580-open/. %s/ && mkdir -p %s/etc", root, root);
+	snprintf(rootfs, sizeof(rootfs), "%s/ct", root);
+	sh("mkdir -p %s/etc %s/lib", rootfs, rootfs);
+	put_libcuda(root, "/usr/lib/x86_64-linux-gnu 580.159.04");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("rm -rf %s", root);
+	return 0;
+}
+
+static const struct gp_findings *run(const char *caps, const char *mode, bool inject)
+{
+	struct gp_check_ctx ctx;
+	struct gp_ctconf conf;
+	struct gp_log_capture quiet;
+
+	memset(&found, 0, sizeof(found));
+	gp_ctconf_init(&conf);
+	snprintf(conf.path, sizeof(conf.path), "101.ini");
+	snprintf(conf.mode, sizeof(conf.mode), "%s", mode);
+	assert_int_equal(gp_ctconf_set(&conf, "driver", "inject", inject ? "yes" : "no", "t"), 0);
+	assert_int_equal(gp_ctconf_set(&conf, "driver", "capabilities", caps, "t"), 0);
+	gp_log_capture_start(&quiet);
+	assert_int_equal(gp_check_ctx_init(&ctx, root, "/nonexistent", NULL, false), 0);
+	gp_check_driver(&ctx, "101", &conf, rootfs, &found);
+	gp_check_ctx_free(&ctx);
+	gp_log_capture_stop(&quiet);
+	return &found;
+}
+
+static void capabilities(void **state)
+{
+	(void)state;
+	assert_ids(run("compute, utility", "", true), "inject-capability-missing", NULL);
+	assert_non_null(strstr(found.v[0].summary, "101 asks to inject utility"));
+	assert_ids(run("compute", "", true), NULL);
+	assert_ids(run("compute, video", "", true), "inject-capability-missing", NULL);
+	assert_ids(run("compute, video", "", false), NULL); /* nothing is injected */
+}
+
+static void host_other_version(void **state)
+{
+	(void)state;
+	put_libcuda(root, "/usr/lib/old 575.51.02");
+	assert_ids(run("compute", "", true), "inject-other-version", NULL);
+	assert_non_null(strstr(found.v[0].evidence, "/usr/lib/old/libcuda.so.1 (575.51.02)"));
+}
+
+static void container_other_version(void **state)
+{
+	(void)state;
+	put_libcuda(rootfs, "/opt/own 575.51.02");
+	assert_ids(run("compute", "", true), "container-driver-version", NULL);
+	assert_ids(run("compute", "", false), "container-driver-version", NULL);
+	sh("rm -f %s/opt/own/libcuda.so.575.51.02", rootfs);
+	put_libcuda(rootfs, "/opt/own 580.159.04");
+	assert_ids(run("compute", "", true), NULL); /* the module's own version */
+}
+
+static void devn_and_musl(void **state)
+{
+	(void)state;
+	assert_ids(run("compute", "devn", true), "inject-devn", NULL);
+	assert_ids(run("compute", "devn", false), NULL);
+	sh("touch %s/lib/ld-musl-x86_64.so.1", rootfs);
+	assert_ids(run("compute", "", true), "inject-musl", NULL);
+	assert_ids(run("compute", "", false), NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(capabilities, setup, teardown),
+		cmocka_unit_test_setup_teardown(host_other_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(container_other_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(devn_and_musl, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
