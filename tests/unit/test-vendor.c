@@ -176,9 +176,9 @@ static void plan_for_conf_says_where(void **state)
 /* gp_plan_parse takes its names from the vendors: one none of them writes is refused. */
 static void parse_refuses_names_no_vendor_knows(void **state)
 {
-	static const char *foreign[] = { "renderD128",	   "kfd",
-					 "dri/renderD128", "dri/card0",
-					 "nvidia-modeset", "nvidia254",
+	static const char *foreign[] = { "renderD128",	    "kfd",
+					 "dri/renderD128",  "dri/card0",
+					 "nvidia-modeset1", "nvidia254",
 					 "nvidia-nvlink" };
 	struct gp_plan p, q;
 	char *text;
