@@ -102,9 +102,20 @@ static struct json_object *modules_json(const struct gp_modules *m)
 	return o;
 }
 
-static struct json_object *userspace_json(const struct gp_userspace *u)
+/* Whether inj holds the host's file l names. */
+static bool injected(const struct gp_inject *inj, const struct gp_userspace_lib *l)
+{
+	for (size_t i = 0; inj && i < inj->n; i++)
+		if (inj->v[i].kind == GP_INJECT_LIB && strcmp(inj->v[i].name, l->file) == 0 &&
+		    l->matches)
+			return true;
+	return false;
+}
+
+static struct json_object *userspace_json(const struct gp_userspace *u, const struct gp_inject *inj)
 {
 	struct json_object *o = json_object_new_object(), *libs = json_object_new_array();
+	struct json_object *files = json_object_new_array();
 
 	json_object_object_add(o, "cache", json_object_new_boolean(u->cache_found));
 	for (size_t i = 0; i < u->n; i++) {
@@ -118,38 +129,73 @@ static struct json_object *userspace_json(const struct gp_userspace *u)
 		json_object_object_add(x, "file", json_object_new_string(l->file));
 		json_object_object_add(x, "version", json_object_new_string(l->version));
 		json_object_object_add(x, "matches_module", json_object_new_boolean(l->matches));
+		json_object_object_add(x, "injected", json_object_new_boolean(injected(inj, l)));
 		json_object_array_add(libs, x);
 	}
 	json_object_object_add(o, "libraries", libs);
+	for (size_t i = 0; i < u->nfiles; i++) {
+		const struct gp_userspace_file *uf = &u->files[i];
+		struct json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "capability",
+				       json_object_new_string(gp_capability_name(uf->cap)));
+		json_object_object_add(
+		    x, "kind", json_object_new_string(uf->program ? "program" : "manifest"));
+		json_object_object_add(x, "path", json_object_new_string(uf->where));
+		json_object_object_add(x, "file", json_object_new_string(uf->real));
+		json_object_array_add(files, x);
+	}
+	json_object_object_add(o, "files", files);
 	return o;
 }
 
-/* The driver's libraries per capability, each with its version (and "!" when not the module's). */
-static void print_userspace(const struct gp_userspace *u, const char *module, FILE *f)
+/* One capability's line: what a start would inject of it, each library with its version. */
+static void print_capability(const struct gp_userspace *u, const struct gp_inject *inj,
+			     enum gp_capability c, FILE *f)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < u->n; i++) {
+		const struct gp_userspace_lib *l = &u->v[i];
+
+		if (l->cap != c || !injected(inj, l))
+			continue;
+		fprintf(f, "%s%s %s", any ? ", " : "", l->soname, l->version);
+		any = true;
+	}
+	for (size_t i = 0; i < u->nfiles; i++) {
+		if (u->files[i].cap != c)
+			continue;
+		fprintf(f, "%s%s", any ? ", " : "", u->files[i].where);
+		any = true;
+	}
+	if (!any)
+		fprintf(f, "none");
+}
+
+/* Per capability what a start injects, then the libraries it never would (another version). */
+static void print_userspace(const struct gp_userspace *u, const struct gp_inject *inj,
+			    const char *module, FILE *f)
 {
 	if (!u->cache_found) {
 		fprintf(f, "user space: no /etc/ld.so.cache to find the driver's libraries in\n");
 		return;
 	}
-	fprintf(f, "user space: %zu driver libraries in /etc/ld.so.cache\n", u->n);
+	fprintf(f, "user space: %zu driver libraries in /etc/ld.so.cache; injected, at %s:\n", u->n,
+		module[0] ? module : "an unknown module version");
 	for (int c = 0; c < GP_CAP_COUNT; c++) {
-		bool any = false;
+		if (c == GP_CAP_DISPLAY)
+			continue; /* graphics' files and /dev/nvidia-modeset */
+		fprintf(f, "  %-9s ", gp_capability_name((enum gp_capability)c));
+		print_capability(u, inj, (enum gp_capability)c, f);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < u->n; i++) {
+		const struct gp_userspace_lib *l = &u->v[i];
 
-		for (size_t i = 0; i < u->n; i++) {
-			const struct gp_userspace_lib *l = &u->v[i];
-
-			if ((int)l->cap != c)
-				continue;
-			fprintf(f, "%s%s %s%s%s", any ? ", " : "  ", l->soname,
-				l->version[0] ? l->version : "?",
-				l->matches ? "" : " (not the module's ", l->matches ? "" : module);
-			if (!l->matches)
-				fputc(')', f);
-			if (!any)
-				any = true;
-		}
-		if (any)
-			fprintf(f, "  [%s]\n", gp_capability_name((enum gp_capability)c));
+		if (!l->matches)
+			fprintf(f, "  not injected: %s %s (%s, not the module's %s)\n", l->soname,
+				l->version[0] ? l->version : "?", l->path, module);
 	}
 }
 
@@ -178,7 +224,7 @@ struct json_object *gp_report_json(const struct gp_report *rep)
 	json_object_object_add(o, "modules", modules_json(rep->mods));
 	json_object_object_add(o, "kernel", kernel_json(h));
 	if (rep->userspace)
-		json_object_object_add(o, "userspace", userspace_json(rep->userspace));
+		json_object_object_add(o, "userspace", userspace_json(rep->userspace, rep->inject));
 	json_object_object_add(o, "findings", json_object_new_array());
 	return o;
 }
@@ -267,5 +313,5 @@ void gp_report_print(const struct gp_report *rep, FILE *f)
 	fprintf(f, "MIG caps:   %zu minors in /proc/driver/nvidia-caps/mig-minors\n", h->caps.n);
 	print_gpus(h, f);
 	if (rep->userspace)
-		print_userspace(rep->userspace, h->version, f);
+		print_userspace(rep->userspace, rep->inject, h->version, f);
 }

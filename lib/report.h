@@ -9,6 +9,7 @@
 #include "hmm.h"
 #include "host.h"
 #include "modules.h"
+#include "inject.h"
 #include "userspace.h"
 
 /* Everything gpu-provision host reports. */
@@ -18,6 +19,7 @@ struct gp_report {
 	const struct gp_modules *mods;
 	const struct gp_hmm *hmm;
 	const struct gp_userspace *userspace; /* the driver's libraries the loader's cache names */
+	const struct gp_inject *inject;	      /* what a start of every capability would get */
 };
 
 /* The host as JSON with the contract's field names; caller owns the object. */

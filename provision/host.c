@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "exitcode.h"
 #include "hoststate.h"
+#include "inject.h"
 #include "userspace.h"
 #include "paths.h"
 #include "report.h"
@@ -16,7 +17,9 @@ int gp_cmd_host(const struct gp_cli *cli)
 	struct gp_report rep = {
 		.root = cli->root, .host = &s.host, .mods = &s.mods, .hmm = &s.hmm
 	};
+	struct gp_log_capture quiet;
 	struct gp_userspace *us;
+	struct gp_inject *inj;
 	int ret;
 
 	if (cli->nargs != 1) {
@@ -24,13 +27,20 @@ int gp_cmd_host(const struct gp_cli *cli)
 		return GP_EXIT_USAGE;
 	}
 	us = calloc(1, sizeof(*us));
-	if (!us || gp_host_state_read(cli->root, GP_STATE_NVML, &s) < 0) {
+	inj = calloc(1, sizeof(*inj));
+	if (!us || !inj || gp_host_state_read(cli->root, GP_STATE_NVML, &s) < 0) {
 		free(us);
+		free(inj);
 		return GP_EXIT_FAILED;
 	}
 	/* A cache that cannot be read is said, and the rest of the host still shown. */
 	if (gp_userspace_discover(cli->root, s.host.version, us) == 0)
 		rep.userspace = us;
+	/* What a start given every capability would get; what it lacks is shown as none. */
+	gp_log_capture_start(&quiet);
+	gp_inject_select(cli->root, s.host.version, ~0U, inj);
+	gp_log_capture_stop(&quiet);
+	rep.inject = inj;
 	if (cli->json) {
 		struct json_object *o = gp_report_json(&rep);
 
@@ -43,5 +53,6 @@ int gp_cmd_host(const struct gp_cli *cli)
 	ret = s.host.driver_loaded ? GP_EXIT_OK : GP_EXIT_PROBLEM;
 	gp_host_state_free(&s);
 	free(us);
+	free(inj);
 	return ret;
 }

@@ -72,7 +72,7 @@ test_host_userspace() {
 	make_root h200-580-open "$r"
 	host_json_of() { gp --root "$r" host --json >"$WORK/host.json"; }
 	host_json_of
-	check "no cache" '{"cache":false,"libraries":[]}' "$(jqv .userspace)"
+	check "no cache" '{"cache":false,"libraries":[],"files":[]}' "$(jqv .userspace)"
 	mkdir -p "$r/etc" "$r/usr/lib/x86_64-linux-gnu"
 	echo /usr/lib/x86_64-linux-gnu >"$r/etc/ld.so.conf"
 	lib=${GP_BUILD:-$GP_TOP/build}/tests/fakecuda/libcuda.so
@@ -80,12 +80,15 @@ test_host_userspace() {
 	ldconfig -r "$r"
 	host_json_of
 	check "libcuda at the module's version" \
-		'[{"capability":"compute","soname":"libcuda.so.1","file":"libcuda.so.580.159.04","version":"580.159.04","matches_module":true}]' \
-		"$(jqv '[.userspace.libraries[] | {capability, soname, file, version, matches_module}]')"
+		'[{"capability":"compute","soname":"libcuda.so.1","file":"libcuda.so.580.159.04","version":"580.159.04","matches_module":true,"injected":true}]' \
+		"$(jqv '[.userspace.libraries[] | {capability, soname, file, version, matches_module, injected}]')"
+	check "text: what a start injects" "  compute   libcuda.so.1 580.159.04" "$(gp --root "$r" host | grep '^  compute ')"
 	rm "$r"/usr/lib/x86_64-linux-gnu/libcuda.so*
 	cp "$lib" "$r/usr/lib/x86_64-linux-gnu/libcuda.so.575.51.02"
 	ldconfig -r "$r"
 	host_json_of
-	check "another version, said" '["575.51.02",false]' "$(jqv '[.userspace.libraries[0] | .version, .matches_module]')"
-	check "text says it" 1 "$(gp --root "$r" host | count_matching "libcuda.so.1 575.51.02 (not the module's 580.159.04)  \[compute\]")"
+	check "another version, said" '["575.51.02",false,false]' "$(jqv '[.userspace.libraries[0] | .version, .matches_module, .injected]')"
+	check "text says it" "  compute   none
+  not injected: libcuda.so.1 575.51.02 (/usr/lib/x86_64-linux-gnu/libcuda.so.1, not the module's 580.159.04)" \
+		"$(gp --root "$r" host | grep -E '^  (compute|not injected)')"
 }
