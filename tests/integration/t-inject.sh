@@ -127,6 +127,7 @@ test_inject_container_version_mismatch() {
 # hostile_case NAME WANT SETUP...: a rootfs made hostile by SETUP (run with $r the rootfs
 # and $c the config); the start is refused saying WANT, the host directory $WORK/NAME.host
 # and the rootfs are as they were, and no mount is left.
+# shellcheck disable=SC2034 # r and c are for SETUP, run by eval
 hostile_case() {
 	local name=$1 want=$2 before r c
 	shift 2
@@ -141,6 +142,7 @@ hostile_case() {
 	check "host file" keep "$(cat "$WORK/$name.host/file")"
 }
 
+# shellcheck disable=SC2016 # each SETUP is expanded by hostile_case's eval
 test_inject_hostile_rootfs() {
 	local way="is not a plain directory of its rootfs"
 	hostile_case ih1 "/usr/local/nvidia in the container $way" \

@@ -67,6 +67,6 @@ expect "left after stop" "./etc/ld.so.conf.d/gpu-provision.conf f
 ./usr/bin/nvidia-smi l /usr/local/nvidia/bin/nvidia-smi
 ./usr/local/nvidia d " "$(comm -13 <(echo "$before") <(listing))"
 expect "nothing taken" "none" "$(comm -23 <(echo "$before") <(listing) | grep . || echo none)"
-expect "the directory empty" "none" "$(ls -A "$P/old/rootfs/usr/local/nvidia" | grep . || echo none)"
+expect "the directory empty" "none" "$(find "$P/old/rootfs/usr/local/nvidia" -mindepth 1 | grep . || echo none)"
 echo "check-slow: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
