@@ -229,7 +229,7 @@ static int parse_line(const char *line, struct gp_inject *inj)
 		return -EINVAL;
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	if (f->kind == GP_INJECT_LIB)
-		snprintf(f->soname, sizeof(f->soname), "%s", strcmp(third, "-") ? third : "");
+		snprintf(f->soname, sizeof(f->soname), "%.63s", strcmp(third, "-") ? third : "");
 	else
 		snprintf(f->link, sizeof(f->link), "%s", third);
 	snprintf(f->source, sizeof(f->source), "%s", source);
