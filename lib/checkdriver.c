@@ -5,6 +5,7 @@
  * read from its rootfs's loader cache without running anything in it.
  */
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,7 +115,8 @@ static void check_container_libraries(const struct gp_check_ctx *ctx, const char
 
 static void check_musl(const char *name, int rootfd, struct gp_findings *f)
 {
-	_cleanup_close_ int fd = openat(rootfd, "lib/ld-musl-x86_64.so.1", O_PATH | O_CLOEXEC);
+	_cleanup_close_ int fd = gp_openat2(rootfd, "lib/ld-musl-x86_64.so.1", O_PATH | O_CLOEXEC,
+					    0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 	struct gp_finding *x;
 
 	if (fd < 0 || !(x = gp_findings_add(f, GP_FINDING_INJECT_MUSL)))

@@ -102,6 +102,20 @@ static int remove_state(char *path)
 	return 0;
 }
 
+/* The injection as the mount hook will read it back: a file it would refuse is not written. */
+static int write_checked(char *path, char *text, struct gp_inject *inj)
+{
+	if (text && gp_inject_parse(text, inj) < 0) {
+		gp_error("the host's driver files have a name or path the hook cannot read back "
+			 "(names of letters, digits and . _ + -, paths without blanks): %s",
+			 text);
+		free(path);
+		free(text);
+		return -EINVAL;
+	}
+	return write_state(path, text);
+}
+
 /* The driver's files this start injects, when the ini asks for them. */
 static int write_injection(const char *root, const char *name, const struct gp_ctconf *conf,
 			   const char *version)
@@ -116,7 +130,7 @@ static int write_injection(const char *root, const char *name, const struct gp_c
 		return -ENOMEM;
 	r = gp_inject_select(root, version, conf->capabilities, inj);
 	if (r == 0)
-		r = write_state(gp_inject_path(root, name), gp_inject_format(inj));
+		r = write_checked(gp_inject_path(root, name), gp_inject_format(inj), inj);
 	free(inj);
 	return r;
 }
@@ -191,9 +205,15 @@ static int read_plan(const char *root, const char *name, struct gp_plan *plan)
 	return 0;
 }
 
+struct start {
+	const char *root, *name, *rootfs;
+};
+
 /* What pre-start chose to inject: none without the file. */
-static int inject(const char *root, const char *name, const char *rootfs)
+static int inject(void *arg)
 {
+	const struct start *st = arg;
+	const char *root = st->root, *name = st->name, *rootfs = st->rootfs;
 	_cleanup_free_ char *path = gp_inject_path(root, name), *buf = NULL;
 	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
 	int r;
@@ -214,6 +234,7 @@ static int inject(const char *root, const char *name, const char *rootfs)
 
 int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 {
+	struct start st = { root, name, rootfs };
 	struct gp_plan plan;
 	int r;
 
@@ -224,9 +245,8 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 	r = read_plan(root, name, &plan);
 	if (r < 0)
 		return r;
-	r = gp_mount_plan(rootfs, root, &plan);
-	if (r == 0)
-		r = inject(root, name, rootfs);
+	/* The injection after the binds: a refused one takes them back too. */
+	r = gp_mount_plan(rootfs, root, &plan, inject, &st);
 	/*
 	 * LXC runs no post-stop after an aborted start: drop the plan here. An
 	 * unprivileged container's hook may not; the next pre-start rewrites it.

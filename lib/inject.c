@@ -53,6 +53,11 @@ static int add(struct gp_inject *inj, enum gp_inject_kind kind, const char *name
 
 	if (!source)
 		return -ENOMEM;
+	if (strlen(name) >= sizeof(f->name) || (soname && strlen(soname) >= sizeof(f->soname)) ||
+	    (link && strlen(link) >= sizeof(f->link)) || strlen(source) >= sizeof(f->source))
+		return gp_error_errno(-ENAMETOOLONG,
+				      "the host's %s: a name or path too long to pass to the hook",
+				      source);
 	if (inj->n == GP_INJECT_MAX)
 		return gp_error_errno(-E2BIG, "more than %d driver files to inject", GP_INJECT_MAX);
 	f = &inj->v[inj->n++];
@@ -214,7 +219,8 @@ static int parse_line(const char *line, struct gp_inject *inj)
 	char word[4], name[128], third[128], source[256];
 	int used = 0, k;
 
-	if (sscanf(line, "%3s %127s %127s %255s%n", word, name, third, source, &used) != 4 ||
+	if (strlen(line) < 4 || line[3] != ' ' ||
+	    sscanf(line, "%3s %127s %127s %255s%n", word, name, third, source, &used) != 4 ||
 	    line[used])
 		return -EINVAL;
 	for (k = 0; k < GP_INJECT_KINDS && strcmp(word, kind_word[k]); k++)
@@ -252,7 +258,8 @@ int gp_inject_parse(const char *buf, struct gp_inject *inj)
 		return -EINVAL;
 	memcpy(line, at, n);
 	line[n] = '\0';
-	if (sscanf(line, "version %31s", inj->version) != 1 || !name_is_valid(inj->version))
+	if (sscanf(line, "version %31s%n", inj->version, &used) != 1 || line[used] ||
+	    !name_is_valid(inj->version))
 		return -EINVAL;
 	if (!gp_line_next(&pos, end, &at, &n) || n >= sizeof(line) || at + n == end)
 		return -EINVAL;

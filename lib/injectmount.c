@@ -39,13 +39,29 @@ struct undo {
 	size_t n;
 };
 
-static void undo_note(struct undo *u, int dirfd, const char *name, int what)
+/* Takes back one thing made: a mount on name, or the file or directory name. */
+static void undo_one(int dirfd, const char *name, int what)
 {
-	struct made *m = &u->v[u->n++];
+	if (what == MADE_MOUNT)
+		gp_mount_undo_at(dirfd, name);
+	else
+		unlinkat(dirfd, name, what == MADE_DIR ? AT_REMOVEDIR : 0);
+}
 
-	m->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+/* Notes what was just made; where it cannot be noted, it is taken back at once. */
+static int undo_note(struct undo *u, int dirfd, const char *name, int what)
+{
+	struct made *m = &u->v[u->n];
+
+	if (u->n == GP_ARRAY_SIZE(u->v) || (m->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		undo_one(dirfd, name, what);
+		return gp_error_errno(-E2BIG, "more than %zu things to make in the rootfs",
+				      GP_ARRAY_SIZE(u->v));
+	}
+	u->n++;
 	m->what = what;
 	snprintf(m->name, sizeof(m->name), "%s", name);
+	return 0;
 }
 
 static void undo_all(struct undo *u, bool keep)
@@ -53,10 +69,8 @@ static void undo_all(struct undo *u, bool keep)
 	while (u->n > 0) {
 		struct made *m = &u->v[--u->n];
 
-		if (!keep && m->what == MADE_MOUNT)
-			gp_mount_undo_at(m->dirfd, m->name);
-		else if (!keep)
-			unlinkat(m->dirfd, m->name, m->what == MADE_DIR ? AT_REMOVEDIR : 0);
+		if (!keep)
+			undo_one(m->dirfd, m->name, m->what);
 		gp_closep(&m->dirfd);
 	}
 }
@@ -70,10 +84,10 @@ static int open_dir(int rootfd, const char *rootfs, const char *rel, struct undo
 
 	snprintf(copy, sizeof(copy), "%s", rel);
 	for (char *p = strtok_r(copy, "/", &save); p && fd >= 0; p = strtok_r(NULL, "/", &save)) {
-		int next;
+		int next, r;
 
-		if (u && mkdirat(fd, p, 0755) == 0)
-			undo_note(u, fd, p, MADE_DIR);
+		if (u && mkdirat(fd, p, 0755) == 0 && (r = undo_note(u, fd, p, MADE_DIR)) < 0)
+			return r;
 		next = gp_openat2(fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
 		if (next < 0 && (errno != ENOENT || u))
 			return gp_error_errno(
@@ -102,38 +116,56 @@ static int refuse_musl(int rootfd, const char *rootfs)
 	return -EINVAL;
 }
 
+/* Whether the cache u names the injected library f where it is injected. */
+static bool cache_names(const struct gp_userspace *u, const struct gp_inject_file *f)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", GP_INJECT_LIBDIR, f->soname[0] ? f->soname : f->name);
+	for (size_t i = 0; i < u->n; i++)
+		if (strcmp(u->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
 /*
- * Refuses driver libraries of another version in the container's own loader cache (a
- * process would load both: "Driver/library version mismatch"). Says in *cached whether
- * that cache already names every injected library at GP_INJECT_LIBDIR.
+ * The container's own driver libraries, from its loader cache: another version than the
+ * module's refuses the start (a process would load both: "Driver/library version
+ * mismatch"), one whose version its name does not say is said. *read says whether the
+ * cache could be read at all; *cached whether it names every injected library already.
  */
-static int refuse_other_versions(int rootfd, const struct gp_inject *inj, bool *cached)
+static int check_own_libraries(int rootfd, const struct gp_inject *inj, bool *read, bool *cached)
 {
 	_cleanup_free_ struct gp_userspace *u = malloc(sizeof(*u));
 	const char *ours = GP_INJECT_LIBDIR "/";
-	size_t found = 0, libs = 0, bad = 0;
+	size_t bad = 0;
 
-	*cached = false;
+	*read = *cached = false;
 	if (!u)
 		return -ENOMEM;
 	if (gp_userspace_scan_rootfs(rootfd, inj->version, u) < 0)
-		return 0; /* said; the host's ldconfig writes it anew */
+		return 0; /* said; the host's ldconfig writes it anew, and it is read again */
+	*read = true;
+	*cached = u->cache_found;
+	for (size_t i = 0; i < inj->n; i++)
+		if (inj->v[i].kind == GP_INJECT_LIB && !cache_names(u, &inj->v[i]))
+			*cached = false;
 	for (size_t i = 0; i < u->n; i++) {
 		const struct gp_userspace_lib *l = &u->v[i];
 
-		if (strncmp(l->path, ours, strlen(ours)) == 0) {
-			found += gp_inject_holds(inj, l->path + strlen(ours));
+		if (l->matches || strncmp(l->path, ours, strlen(ours)) == 0)
+			continue;
+		if (!strchr(l->version, '.')) {
+			gp_warn(
+			    "the container's %s (%s) is a driver library whose version its name "
+			    "does not say: if it is not the host's %s, remove it",
+			    l->path, l->real, inj->version);
 			continue;
 		}
-		if (l->matches || !strchr(l->version, '.'))
-			continue;
 		gp_error("the container's %s is %s, of driver %s, not the host's %s", l->path,
 			 l->real, l->version, inj->version);
 		bad++;
 	}
-	for (size_t i = 0; i < inj->n; i++)
-		libs += inj->v[i].kind == GP_INJECT_LIB;
-	*cached = u->cache_found && found >= libs;
 	if (!bad)
 		return 0;
 	gp_error("%zu driver librar%s of another version in the container would be loaded beside "
@@ -230,7 +262,7 @@ static int mount_tree(int rootfd, const char *rootfs, const struct gp_inject *in
 	if (mnt < 0)
 		return gp_error_errno(mnt, "Failed to mount a tmpfs on %s%s", rootfs,
 				      GP_INJECT_DIR);
-	undo_note(u, dir, ".", MADE_MOUNT);
+	r = undo_note(u, dir, ".", MADE_MOUNT);
 	for (int k = 0; k < GP_INJECT_KINDS && r == 0; k++) {
 		if (mkdirat(mnt, gp_inject_dir(k), 0755) < 0 ||
 		    (sub[k] = openat(mnt, gp_inject_dir(k),
@@ -260,6 +292,7 @@ static int link_files(int rootfd, const char *rootfs, const struct gp_inject *in
 		const char *base = strrchr(f->link, '/');
 		_cleanup_close_ int fd = -1;
 		ssize_t n;
+		int r;
 
 		if (f->kind == GP_INJECT_LIB || !base)
 			continue;
@@ -270,7 +303,9 @@ static int link_files(int rootfd, const char *rootfs, const struct gp_inject *in
 		snprintf(target, sizeof(target), "%s/%s/%s", GP_INJECT_DIR, gp_inject_dir(f->kind),
 			 f->name);
 		if (symlinkat(target, fd, base) == 0) {
-			undo_note(u, fd, base, MADE_FILE);
+			r = undo_note(u, fd, base, MADE_FILE);
+			if (r < 0)
+				return r;
 			continue;
 		}
 		if (errno != EEXIST)
@@ -296,14 +331,14 @@ static int add_ldconf(int rootfd, const char *rootfs, struct undo *u)
 	fd =
 	    gp_openat2(dir, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644, GP_RESOLVE_STRICT);
 	if (fd >= 0) {
-		undo_note(u, dir, base, MADE_FILE);
+		if (undo_note(u, dir, base, MADE_FILE) < 0)
+			return -E2BIG;
 		if (write(fd, LDCONF_TEXT, strlen(LDCONF_TEXT)) != (ssize_t)strlen(LDCONF_TEXT))
 			return gp_error_errno(-EIO, "Failed to write %s%s", rootfs,
 					      GP_INJECT_LDCONF);
 		return 0;
 	}
-	fd = gp_openat2(dir, base, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0,
-			GP_RESOLVE_STRICT);
+	fd = gp_open_regular(dir, base, GP_RESOLVE_STRICT);
 	if (fd < 0 || gp_read_fd(fd, 4096, &have, NULL) < 0 || strcmp(have, LDCONF_TEXT) != 0)
 		gp_warn("%s%s is not the one gpu-provision writes; it is kept", rootfs,
 			GP_INJECT_LDCONF);
@@ -322,7 +357,7 @@ int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
 {
 	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct undo *u = calloc(1, sizeof(*u));
-	bool cached = false;
+	bool read = false, cached = false;
 	int r;
 
 	if (!u)
@@ -331,7 +366,7 @@ int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
 	if (r == 0)
 		r = refuse_musl(rootfd, rootfs);
 	if (r == 0)
-		r = refuse_other_versions(rootfd, inj, &cached);
+		r = check_own_libraries(rootfd, inj, &read, &cached);
 	if (r == 0)
 		r = mount_tree(rootfd, rootfs, inj, u);
 	if (r == 0)
@@ -340,6 +375,13 @@ int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
 		r = add_ldconf(rootfd, rootfs, u);
 	if (r == 0 && !cached)
 		r = update_cache(rootfd, rootfs, inj);
+	/* A cache that could not be read before is the host's ldconfig's now: checked. */
+	if (r == 0 && !read) {
+		r = check_own_libraries(rootfd, inj, &read, &cached);
+		if (r == 0 && !read)
+			r = gp_error_errno(-EINVAL, "the container's /etc/ld.so.cache cannot be "
+						    "read even as the host's ldconfig wrote it");
+	}
 	undo_all(u, r == 0);
 	free(u);
 	return r;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ldcache.h"
+#include "util.h"
 
 /* glibc sysdeps/generic/dl-cache.h */
 #define OLD_MAGIC "ld.so-1.7.0"
@@ -100,6 +101,9 @@ int gp_ldcache_parse(const char *buf, size_t len, struct gp_ldcache *cache)
 			gp_ldcache_free(cache);
 			return -EINVAL;
 		}
+		/* A name no terminal may see as it is names no driver file: passed over. */
+		if (!gp_str_is_printable(key) || !gp_str_is_printable(value))
+			continue;
 		cache->v[cache->n++] = (struct gp_ldcache_entry){ key, value };
 	}
 	return 0;

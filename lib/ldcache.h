@@ -29,8 +29,10 @@ struct gp_ldcache {
 /*
  * Parses a cache held in buf (len bytes, which the caller keeps while it uses the
  * entries). Every offset is checked against the buffer, every string must end inside it
- * and be a name or an absolute path. 0, -EINVAL (not this format, or damaged), -E2BIG
- * (more than GP_LDCACHE_MAX_ENTRIES), -ENOMEM.
+ * and be a name or an absolute path; an entry with a byte that is not printable ASCII (a
+ * blank, a control character, UTF-8) is passed over, so no kept string needs escaping.
+ * 0, -EINVAL (not this format, or damaged), -E2BIG (more than GP_LDCACHE_MAX_ENTRIES),
+ * -ENOMEM.
  */
 int gp_ldcache_parse(const char *buf, size_t len, struct gp_ldcache *cache);
 void gp_ldcache_free(struct gp_ldcache *cache);

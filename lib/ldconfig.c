@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -76,9 +77,33 @@ static void limit(int resource, rlim_t v)
 }
 
 /*
+ * Roots this process in a detached copy of the rootfs's mounts, nodev, nosuid and noexec
+ * throughout: during hooks the container's device cgroup is not on yet, and a device
+ * node it made (a disk as /etc/ld.so.cache~) must not be opened, even by uid 0. The copy
+ * is attached nowhere: nothing else sees it, and it goes with this process. 0, or -1
+ * with errno.
+ */
+static int enter_rootfs(int rootfd)
+{
+	struct mount_attr attr = { .attr_set =
+				       MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC };
+	_cleanup_close_ int tree =
+	    (int)syscall(SYS_open_tree, rootfd, "",
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+
+	if (tree < 0 || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+				sizeof(attr)) < 0)
+		return -1;
+	if (fchdir(tree) < 0 || chroot(".") < 0 || chdir("/") < 0)
+		return -1;
+	return 0;
+}
+
+/*
  * In the child (lib/child.c has cut it off: no terminal, no descriptor of ours but the
- * two it is given, no environment): root of the rootfs, no network, no capability, and
- * no way to gain one; then the host's ldconfig from its sealed copy.
+ * two it is given, no environment): root of a nodev copy of the rootfs, no network, no
+ * capability and no way to gain one, bounded memory, CPU, file size and descriptors; then
+ * the host's ldconfig from its sealed copy.
  */
 static int run_ldconfig(void *arg)
 {
@@ -87,12 +112,12 @@ static int run_ldconfig(void *arg)
 	char *argv[] = { name, keep_links, dir, NULL }, *envp[] = { NULL };
 
 	snprintf(dir, sizeof(dir), "%s", job->dir);
-
-	if (fchdir(job->rootfd) < 0 || chroot(".") < 0 || chdir("/") < 0) {
+	if (enter_rootfs(job->rootfd) < 0) {
 		fprintf(stderr, "cannot enter the rootfs: %s\n", strerror(errno));
 		return 126;
 	}
 	(void)unshare(CLONE_NEWNET | CLONE_NEWIPC);
+	limit(RLIMIT_AS, 1u << 30);
 	limit(RLIMIT_CPU, 10);
 	limit(RLIMIT_FSIZE, 64u << 20);
 	limit(RLIMIT_NOFILE, 64);

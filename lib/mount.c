@@ -176,7 +176,8 @@ static int bind_node(int devfd, const char *root, const struct gp_node *n, struc
 	return 0;
 }
 
-int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *plan)
+int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *plan,
+		  int (*then)(void *arg), void *arg)
 {
 	struct done done[GP_PLAN_MAX_NODES];
 	_cleanup_close_ int devfd = open_dev(rootfs);
@@ -185,18 +186,17 @@ int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *pl
 
 	if (devfd < 0)
 		return devfd;
-	for (i = 0; i < plan->n; i++) {
+	for (i = 0; i < plan->n && r == 0; i++) {
 		done[i] = (struct done){ .dirfd = -1 };
 		r = bind_node(devfd, root, &plan->nodes[i], &done[i]);
+	}
+	if (r == 0 && then)
+		r = then(arg);
+	/* The i nodes tried, the one that failed included: it may have made its file. */
+	for (size_t j = i; j-- > 0;) {
 		if (r < 0)
-			break;
+			undo(&done[j]);
+		gp_closep(&done[j].dirfd);
 	}
-	if (r == 0) {
-		for (size_t j = 0; j < plan->n; j++)
-			gp_closep(&done[j].dirfd);
-		return 0;
-	}
-	for (size_t j = i + 1; j-- > 0;)
-		undo(&done[j]);
 	return r;
 }

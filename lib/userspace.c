@@ -71,8 +71,9 @@ static const struct {
 };
 /*
  * The manifests other loaders read to find the driver's libraries (NVIDIA's
- * nvidia-container-toolkit, internal/discover/graphics.go; the external platforms by the
- * names the driver's installer gives them): each the first of its places the host has.
+ * nvidia-container-toolkit, internal/discover/graphics.go): each the first of its places
+ * the host has. The EGL external platforms are left out: their libraries
+ * (libnvidia-egl-wayland, -gbm) have versions of their own, not the driver's.
  */
 static const struct {
 	enum gp_capability cap;
@@ -84,8 +85,6 @@ static const struct {
 	  { "/etc/vulkan/implicit_layer.d/nvidia_layers.json",
 	    "/usr/share/vulkan/implicit_layer.d/nvidia_layers.json" } },
 	{ GP_CAP_GRAPHICS, { "/usr/share/glvnd/egl_vendor.d/10_nvidia.json" } },
-	{ GP_CAP_GRAPHICS, { "/usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json" } },
-	{ GP_CAP_GRAPHICS, { "/usr/share/egl/egl_external_platform.d/15_nvidia_gbm.json" } },
 	{ GP_CAP_COMPUTE, { "/etc/OpenCL/vendors/nvidia.icd" } },
 };
 _Static_assert(GP_ARRAY_SIZE(programs) + GP_ARRAY_SIZE(configs) <= GP_USERSPACE_MAX_FILES,
@@ -158,7 +157,9 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 	l->cap = cap;
 	snprintf(l->soname, sizeof(l->soname), "%s", e->soname);
 	snprintf(l->path, sizeof(l->path), "%s", e->path);
-	if (resolve_in(rootfd, e->path, l->real, sizeof(l->real)) < 0)
+	/* A file the path does not lead to, or whose name needs escaping, is the path. */
+	if (resolve_in(rootfd, e->path, l->real, sizeof(l->real)) < 0 ||
+	    !gp_str_is_printable(l->real))
 		snprintf(l->real, sizeof(l->real), "%s", e->path);
 	base = strrchr(l->real, '/');
 	snprintf(l->file, sizeof(l->file), "%s", base ? base + 1 : l->real);
@@ -174,14 +175,9 @@ static int from_cache(int rootfd, int cachefd, const char *name, const char *ver
 {
 	_cleanup_free_ char *buf = NULL;
 	struct gp_ldcache cache;
-	struct stat st;
 	size_t len;
 	int r;
 
-	if (fstat(cachefd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return gp_error_errno(-EINVAL, "\"%s\" is not a regular file", name);
 	r = gp_read_fd(cachefd, GP_LDCACHE_MAX_SIZE, &buf, &len);
 	if (r < 0)
 		return gp_error_errno(r, "Failed to read \"%s\"", name);
@@ -202,15 +198,18 @@ static int from_cache(int rootfd, int cachefd, const char *name, const char *ver
 	return r;
 }
 
-static int scan(int rootfd, const char *name, const char *version, struct gp_userspace *u)
+/* The cache, opened only as a regular file: a container's may be any kind of file. */
+static int scan(int rootfd, const char *name, const char *version, unsigned long long resolve,
+		struct gp_userspace *u)
 {
 	_cleanup_close_ int fd = -1;
 
 	memset(u, 0, sizeof(*u));
-	fd = gp_openat2(rootfd, "etc/ld.so.cache", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0,
-			RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	fd = gp_open_regular(rootfd, "etc/ld.so.cache", resolve);
 	if (fd < 0 && errno == ENOENT)
 		return 0;
+	if (fd < 0 && errno == EINVAL)
+		return gp_error_errno(-EINVAL, "\"%s\" is not a regular file: not read", name);
 	if (fd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", name);
 	return from_cache(rootfd, fd, name, version, u);
@@ -218,14 +217,16 @@ static int scan(int rootfd, const char *name, const char *version, struct gp_use
 
 int gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u)
 {
-	return scan(rootfd, "the container's /etc/ld.so.cache", version, u);
+	/* Not into another filesystem either (a link to /proc/kmsg). */
+	return scan(rootfd, "the container's /etc/ld.so.cache", version,
+		    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV, u);
 }
 
 /* A program file of the driver's: an ELF executable (a script would name other paths). */
 static bool is_program(int rootfd, const char *real)
 {
-	_cleanup_close_ int fd = gp_openat2(rootfd, real + 1, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0,
-					    RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
+	_cleanup_close_ int fd =
+	    gp_open_regular(rootfd, real + 1, RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
 	char magic[4];
 	struct stat st;
 
@@ -300,7 +301,7 @@ int gp_userspace_discover(const char *root, const char *version, struct gp_users
 	rootfd = open(gp_root_is_host(root) ? "/" : root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", root);
-	r = scan(rootfd, name, version, u);
+	r = scan(rootfd, name, version, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, u);
 	if (r == 0) {
 		find_programs(rootfd, u);
 		find_configs(rootfd, u);

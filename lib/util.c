@@ -302,3 +302,27 @@ int gp_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned lon
 
 	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }
+
+int gp_open_regular(int dirfd, const char *path, unsigned long long resolve)
+{
+	_cleanup_close_ int fd = gp_openat2(dirfd, path, O_PATH | O_CLOEXEC, 0, resolve);
+	char proc[64];
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+bool gp_str_is_printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}

@@ -84,6 +84,9 @@ int gp_edit_file(const char *path, size_t max,
 /* Makes every missing directory of path (not path's last component), mode 0755. */
 int gp_mkdir_parents(const char *path);
 
+/* True for printable ASCII without blanks: a name messages may show as it is. */
+bool gp_str_is_printable(const char *s);
+
 /*
  * openat2(2): path resolved from dirfd as resolve (RESOLVE_*) says. GP_RESOLVE_STRICT
  * stays beneath dirfd, follows no symlink and crosses no mount point: the way into a
@@ -91,6 +94,14 @@ int gp_mkdir_parents(const char *path);
  */
 #define GP_RESOLVE_STRICT 0x0f /* RESOLVE_NO_XDEV | NO_MAGICLINKS | NO_SYMLINKS | BENEATH */
 int gp_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned long long resolve);
+
+/*
+ * Opens path (from dirfd, as resolve says) for reading only when it is a regular file:
+ * first O_PATH and fstat, then the same inode again through /proc/self/fd, so that no
+ * device, FIFO or socket of a container is ever opened (a device's open alone can act).
+ * The fd, or -1 with errno (EINVAL for another kind of file).
+ */
+int gp_open_regular(int dirfd, const char *path, unsigned long long resolve);
 
 /*
  * Walks the lines of [*pos, end): the next line's start and length without its '\n', and

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Test double of the host's ldconfig, for test-ldconfig: a static program that reports
- * how it was run (its user, capabilities, no_new_privs, descriptors beyond stdio, what
- * "/" holds, its arguments) on one line and exits 1, so that the runner passes the line
- * on. Where "/" holds a file named hang, it waits forever instead.
+ * how it was run (its user, capabilities, no_new_privs, descriptors beyond stdio, whether
+ * the device node /node opens, what "/" holds, its arguments) on one line and exits 1, so
+ * that the runner passes the line on. Where "/" holds a file named hang, it waits forever
+ * instead.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@ int main(int argc, char **argv)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
-	int bounding = 0, fds = 0;
+	int bounding = 0, fds = 0, node;
 	char root[256] = "";
 	size_t len = 0;
 	struct dirent *e;
@@ -37,9 +39,14 @@ int main(int argc, char **argv)
 		if (e->d_name[0] != '.')
 			len +=
 			    (size_t)snprintf(root + len, sizeof(root) - len, "%.64s ", e->d_name);
-	printf("uid %u eff %x prm %x bnd %d nnp %d fds %d env %s root %sargv", getuid(),
+	node = open("/node", O_RDONLY | O_NONBLOCK);
+	printf("uid %u eff %x prm %x bnd %d nnp %d fds %d env %s node %s root %sargv", getuid(),
 	       d[0].effective | d[1].effective, d[0].permitted | d[1].permitted, bounding,
-	       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), fds, environ[0] ? environ[0] : "none", root);
+	       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), fds, environ[0] ? environ[0] : "none",
+	       node >= 0	 ? "opened"
+	       : errno == EACCES ? "refused"
+				 : "other",
+	       root);
 	for (int i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");

@@ -245,6 +245,14 @@ test_inject_ldconfig_in_a_hostile_rootfs() {
 	check "the container's cache" "regular file" "$(stat -c %F "$P/il/rootfs/etc/ld.so.cache")"
 	in_ct "$P" il nvidia-smi | grep -qF "nvmlInit_v2 0"
 	stop il
+	# A device node as the cache is not opened (the device cgroup is not on during hooks):
+	# said, and replaced by the host's ldconfig.
+	rm "$P/il/rootfs/etc/ld.so.cache"
+	mknod "$P/il/rootfs/etc/ld.so.cache" c 1 3
+	start il
+	grep -qF "the container's /etc/ld.so.cache\" is not a regular file: not read" "$P/il.log"
+	check "the container's cache, again" "regular file" "$(stat -c %F "$P/il/rootfs/etc/ld.so.cache")"
+	stop il
 	inject_ct il2
 	mkfifo "$P/il2/rootfs/etc/ld.so.conf"
 	before=$(rootfs_list il2)

@@ -341,9 +341,9 @@ static void messages_fit_the_file(void **state)
 	gp_log_capture_start(&why);
 	assert_int_equal(gp_ctconf_parse_as("timeout = 3\n", "h.conf", GP_CONF_HOST, &c), -EINVAL);
 	gp_log_capture_stop(&why);
-	assert_string_equal(why.text,
-			    "h.conf:1: key \"timeout\" before any section; put it under [uvm], [probe] "
-			    "or [driver]");
+	assert_string_equal(
+	    why.text, "h.conf:1: key \"timeout\" before any section; put it under [uvm], [probe] "
+		      "or [driver]");
 	gp_ctconf_init(&c);
 	assert_int_equal(c.probe_timeout, 30);
 	snprintf(c.devices, sizeof(c.devices), "%0250d", 0);

@@ -50,6 +50,8 @@ static void strict(void **state)
 		"gpu-provision-inject 1\nversion 1\nldconfig /s 1 2\ndev a /etc/a /x\n",
 		"gpu-provision-inject 1\nversion 1\nldconfig /s 1 2\nlib a.so - /x extra\n",
 		"gpu-provision-inject 1\nversion 1\nldconfig /s 1 2\nlib a.so - /x",
+		"gpu-provision-inject 1\nversion 1\nldconfig /s 1 2\nliba.so - /x /y\n",
+		"gpu-provision-inject 1\nversion 1 2\nldconfig /s 1 2\n",
 	};
 	struct gp_inject *inj = malloc(sizeof(*inj));
 

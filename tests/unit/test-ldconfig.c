@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "ldconfig.h"
@@ -28,6 +29,9 @@ static int group_setup(void **state)
 		return -1;
 	}
 	if (!mkdtemp(rootfs))
+		return -1;
+	snprintf(path, sizeof(path), "%s/node", rootfs);
+	if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/inside", rootfs);
 	return mkdir(path, 0755);
@@ -65,7 +69,11 @@ static int run(const struct gp_ldconfig *l, struct gp_log_capture *why)
 	return r;
 }
 
-/* Root of the rootfs only, no capability left nor to gain, nothing of ours, no environment. */
+/*
+ * Root of the rootfs only, no capability left nor to gain, nothing of ours, no
+ * environment, and no device node of the rootfs opened: the container's device cgroup is
+ * not on yet while hooks run (/node is /dev/null's number, made as a container could).
+ */
 static void runs_confined(void **state)
 {
 	struct gp_ldconfig l;
@@ -74,8 +82,11 @@ static void runs_confined(void **state)
 	(void)state;
 	vouch(&l, REPORT);
 	assert_int_equal(run(&l, &why), -EIO);
-	assert_non_null(strstr(why.text, "uid 0 eff 0 prm 0 bnd 0 nnp 1 fds 0 env none root inside "
-					 "argv ldconfig -X /usr/local/nvidia/lib64"));
+	assert_non_null(strstr(why.text,
+			       "uid 0 eff 0 prm 0 bnd 0 nnp 1 fds 0 env none node refused "
+			       "root "));
+	assert_non_null(strstr(why.text, " inside ")); /* the rootfs, in readdir's order */
+	assert_non_null(strstr(why.text, "argv ldconfig -X /usr/local/nvidia/lib64"));
 }
 
 static void refuses_another_file(void **state)

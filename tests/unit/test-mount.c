@@ -192,7 +192,7 @@ static int bind_plan(const struct gp_plan *p)
 	assert_non_null(tmp);
 	fflush(stderr);
 	dup2(fileno(tmp), 2);
-	r = gp_mount_plan(at("rootfs"), at("host"), p);
+	r = gp_mount_plan(at("rootfs"), at("host"), p, NULL, NULL);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
