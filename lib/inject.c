@@ -28,7 +28,8 @@ static const char *soname_of(const struct gp_inject_file *f)
 	return f->soname[0] ? f->soname : f->name;
 }
 
-bool gp_inject_holds(const struct gp_inject *inj, const char *name)
+/* Whether inj holds a file of that name, or a library of that soname. */
+static bool holds(const struct gp_inject *inj, const char *name)
 {
 	for (size_t i = 0; i < inj->n; i++)
 		if (strcmp(soname_of(&inj->v[i]), name) == 0 || strcmp(inj->v[i].name, name) == 0)
@@ -85,7 +86,7 @@ static int add_libraries(const char *root, const struct gp_userspace *u, unsigne
 		size_t n = strlen(l->soname);
 
 		if (!(caps & GP_CAP_BIT(l->cap)) || (n > 3 && !strcmp(l->soname + n - 3, ".so")) ||
-		    gp_inject_holds(inj, l->soname) || gp_inject_holds(inj, l->file))
+		    holds(inj, l->soname) || holds(inj, l->file))
 			continue;
 		if (!l->matches)
 			gp_warn("%s (%s) is of version %s, not the kernel module's %s: not "

@@ -15,7 +15,6 @@
  */
 #define GP_INJECT_DIR "/usr/local/nvidia"
 #define GP_INJECT_LIBDIR GP_INJECT_DIR "/lib64"
-#define GP_INJECT_BINDIR GP_INJECT_DIR "/bin"
 /* What the rootfs itself gets: inert once the directory above is empty again. */
 #define GP_INJECT_LDCONF "/etc/ld.so.conf.d/gpu-provision.conf"
 
@@ -56,9 +55,6 @@ int gp_inject_select(const char *root, const char *version, unsigned int caps,
 
 /* The capabilities of caps (as expanded) none of whose libraries inj holds. */
 unsigned int gp_inject_lacking(const struct gp_inject *inj, unsigned int caps);
-
-/* Whether inj holds a file of that name, or a library of that soname. */
-bool gp_inject_holds(const struct gp_inject *inj, const char *name);
 
 /* Serialises an injection as text (malloc'd) and parses it back strictly (-EINVAL). */
 char *gp_inject_format(const struct gp_inject *inj);
