@@ -161,7 +161,8 @@ $(HOSTILE)/preload-%.so: tests/hostile/%.c tests/hostile/log.c tests/hostile/hos
 # Config edits under the owners' locks (t-edits.sh): a liblxc lock holder
 # (tests/helpers) and a rename() test double preloaded for faults between writes
 # (tests/faults); test-ctconf swaps a file under a read by path.
-EDIT_HELPERS := $(BUILD)/tests/helpers/lxc-lock-edit $(BUILD)/tests/faults/rename-fault.so
+EDIT_HELPERS := $(BUILD)/tests/helpers/lxc-lock-edit $(BUILD)/tests/faults/rename-fault.so \
+		$(BUILD)/tests/helpers/bind-socket
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -o $@ $<

@@ -146,6 +146,8 @@ static struct json_object *userspace_json(const struct gp_userspace *u, const st
 		json_object_array_add(files, x);
 	}
 	json_object_object_add(o, "files", files);
+	json_object_object_add(o, "persistenced_socket",
+			       u->persistenced[0] ? json_object_new_string(u->persistenced) : NULL);
 	return o;
 }
 
@@ -197,6 +199,10 @@ static void print_userspace(const struct gp_userspace *u, const struct gp_inject
 			fprintf(f, "  not injected: %s %s (%s, not the module's %s)\n", l->soname,
 				l->version[0] ? l->version : "?", l->path, module);
 	}
+	if (u->persistenced[0])
+		fprintf(f,
+			"  not injected: %s (a container's /run is its own tmpfs once it boots)\n",
+			u->persistenced);
 }
 
 struct json_object *gp_report_json(const struct gp_report *rep)

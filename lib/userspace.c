@@ -290,6 +290,25 @@ static void find_configs(int rootfd, struct gp_userspace *u)
 	}
 }
 
+/* nvidia-persistenced's socket (utility), where the daemon runs. */
+static void find_persistenced(int rootfd, struct gp_userspace *u)
+{
+	static const char *const paths[] = { "/run/nvidia-persistenced/socket",
+					     "/var/run/nvidia-persistenced/socket" };
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(paths); i++) {
+		char real[256];
+		struct stat st;
+
+		if (resolve_in(rootfd, paths[i], real, sizeof(real)) == 0 &&
+		    fstatat(rootfd, real + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISSOCK(st.st_mode)) {
+			snprintf(u->persistenced, sizeof(u->persistenced), "%s", paths[i]);
+			return;
+		}
+	}
+}
+
 int gp_userspace_discover(const char *root, const char *version, struct gp_userspace *u)
 {
 	_cleanup_free_ char *name = gp_path(root, "/etc/ld.so.cache");
@@ -305,6 +324,7 @@ int gp_userspace_discover(const char *root, const char *version, struct gp_users
 	if (r == 0) {
 		find_programs(rootfd, u);
 		find_configs(rootfd, u);
+		find_persistenced(rootfd, u);
 	}
 	return r;
 }

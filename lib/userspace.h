@@ -51,6 +51,7 @@ struct gp_userspace {
 	size_t n;
 	struct gp_userspace_file files[GP_USERSPACE_MAX_FILES];
 	size_t nfiles;
+	char persistenced[64]; /* nvidia-persistenced's socket where it listens, else "" */
 };
 
 /* The capability whose libraries hold soname's ("libcuda.so.1"), or GP_CAP_COUNT. */

@@ -72,7 +72,7 @@ test_host_userspace() {
 	make_root h200-580-open "$r"
 	host_json_of() { gp --root "$r" host --json >"$WORK/host.json"; }
 	host_json_of
-	check "no cache" '{"cache":false,"libraries":[],"files":[]}' "$(jqv .userspace)"
+	check "no cache" '{"cache":false,"libraries":[],"files":[],"persistenced_socket":null}' "$(jqv .userspace)"
 	mkdir -p "$r/etc" "$r/usr/lib/x86_64-linux-gnu"
 	echo /usr/lib/x86_64-linux-gnu >"$r/etc/ld.so.conf"
 	lib=${GP_BUILD:-$GP_TOP/build}/tests/fakecuda/libcuda.so
@@ -91,4 +91,10 @@ test_host_userspace() {
 	check "text says it" "  compute   none
   not injected: libcuda.so.1 575.51.02 (/usr/lib/x86_64-linux-gnu/libcuda.so.1, not the module's 580.159.04)" \
 		"$(gp --root "$r" host | grep -E '^  (compute|not injected)')"
+	# nvidia-persistenced's socket, where the daemon listens: found, and not given.
+	mkdir -p "$r/run/nvidia-persistenced"
+	"${GP_BUILD:-$GP_TOP/build}/tests/helpers/bind-socket" "$r/run/nvidia-persistenced/socket"
+	host_json_of
+	check "persistenced" '"/run/nvidia-persistenced/socket"' "$(jqv .userspace.persistenced_socket)"
+	gp --root "$r" host | grep -qxF "  not injected: /run/nvidia-persistenced/socket (a container's /run is its own tmpfs once it boots)"
 }

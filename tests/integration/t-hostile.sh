@@ -59,20 +59,7 @@ test_hostile_node_is_a_fifo() {
 
 test_hostile_node_is_a_socket() {
 	hostile_ct hsock
-	cat >"$WORK/bindsock.c" <<'EOC'
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-int main(int argc, char **argv)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	(void)argc;
-	strncpy(a.sun_path, argv[1], sizeof(a.sun_path) - 1);
-	return bind(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a, sizeof(a)) != 0;
-}
-EOC
-	cc -o "$WORK/bindsock" "$WORK/bindsock.c"
-	"$WORK/bindsock" "$P/hsock/rootfs/dev/nvidia0"
+	"${GP_BUILD:-$GP_TOP/build}/tests/helpers/bind-socket" "$P/hsock/rootfs/dev/nvidia0"
 	[ -S "$P/hsock/rootfs/dev/nvidia0" ]
 	refused hsock "/dev/nvidia0 in the container cannot be a mount target"
 }
