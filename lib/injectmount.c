@@ -53,10 +53,16 @@ static int undo_note(struct undo *u, int dirfd, const char *name, int what)
 {
 	struct made *m = &u->v[u->n];
 
-	if (u->n == GP_ARRAY_SIZE(u->v) || (m->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0) {
+	if (u->n == GP_ARRAY_SIZE(u->v)) {
 		undo_one(dirfd, name, what);
 		return gp_error_errno(-E2BIG, "more than %zu things to make in the rootfs",
 				      GP_ARRAY_SIZE(u->v));
+	}
+	if ((m->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		int r = -errno;
+
+		undo_one(dirfd, name, what);
+		return gp_error_errno(r, "Failed to keep a descriptor of what was made");
 	}
 	u->n++;
 	m->what = what;
@@ -375,8 +381,8 @@ int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
 		r = add_ldconf(rootfd, rootfs, u);
 	if (r == 0 && !cached)
 		r = update_cache(rootfd, rootfs, inj);
-	/* A cache that could not be read before is the host's ldconfig's now: checked. */
-	if (r == 0 && !read) {
+	/* The cache the host's ldconfig wrote names what the container has: checked again. */
+	if (r == 0 && !cached) {
 		r = check_own_libraries(rootfd, inj, &read, &cached);
 		if (r == 0 && !read)
 			r = gp_error_errno(-EINVAL, "the container's /etc/ld.so.cache cannot be "

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -79,20 +80,28 @@ static void limit(int resource, rlim_t v)
 /*
  * Roots this process in a detached copy of the rootfs's mounts, nodev, nosuid and noexec
  * throughout: during hooks the container's device cgroup is not on yet, and a device
- * node it made (a disk as /etc/ld.so.cache~) must not be opened, even by uid 0. The copy
- * is attached nowhere: nothing else sees it, and it goes with this process. 0, or -1
- * with errno.
+ * node it made (a disk as /etc/ld.so.cache~) must not be opened, even by uid 0. Every
+ * mount below the rootfs's own (its /proc, /sys, /dev) is read-only in the copy too:
+ * ldconfig writes /etc only. The copy is attached nowhere: nothing else sees it, and it
+ * goes with this process. 0, or -1 with errno.
  */
 static int enter_rootfs(int rootfd)
 {
-	struct mount_attr attr = { .attr_set =
-				       MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC };
+	struct mount_attr all = { .attr_set = MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID |
+					      MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY };
+	struct mount_attr top = { .attr_clr = MOUNT_ATTR_RDONLY };
 	_cleanup_close_ int tree =
 	    (int)syscall(SYS_open_tree, rootfd, "",
 			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+	struct statvfs sv;
 
-	if (tree < 0 || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-				sizeof(attr)) < 0)
+	if (tree < 0 || fstatvfs(tree, &sv) < 0 ||
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &all, sizeof(all)) <
+		0)
+		return -1;
+	/* The rootfs's own mount as writable as it was, and no more. */
+	if (!(sv.f_flag & ST_RDONLY) &&
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &top, sizeof(top)) < 0)
 		return -1;
 	if (fchdir(tree) < 0 || chroot(".") < 0 || chdir("/") < 0)
 		return -1;

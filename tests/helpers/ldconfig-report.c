@@ -2,8 +2,9 @@
 /*
  * Test double of the host's ldconfig, for test-ldconfig: a static program that reports
  * how it was run (its user, capabilities, no_new_privs, descriptors beyond stdio, whether
- * the device node /node opens, what "/" holds, its arguments) on one line and exits 1, so
- * that the runner passes the line on. Where "/" holds a file named hang, it waits forever
+ * the device node /node opens, whether a file can be made in "/" and in the mount /sub,
+ * what "/" holds, its arguments) on one line and exits 1, so that the runner passes the
+ * line on. Where "/" holds a file named hang, it waits forever
  * instead.
  */
 #include <dirent.h>
@@ -15,6 +16,17 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+static int made(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	unlink(path);
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -40,13 +52,14 @@ int main(int argc, char **argv)
 			len +=
 			    (size_t)snprintf(root + len, sizeof(root) - len, "%.64s ", e->d_name);
 	node = open("/node", O_RDONLY | O_NONBLOCK);
-	printf("uid %u eff %x prm %x bnd %d nnp %d fds %d env %s node %s root %sargv", getuid(),
+	printf("uid %u eff %x prm %x bnd %d nnp %d fds %d env %s node %s", getuid(),
 	       d[0].effective | d[1].effective, d[0].permitted | d[1].permitted, bounding,
 	       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), fds, environ[0] ? environ[0] : "none",
 	       node >= 0	 ? "opened"
 	       : errno == EACCES ? "refused"
-				 : "other",
-	       root);
+				 : "other");
+	printf(" top %s", made("/made") ? "made" : "refused");
+	printf(" sub %s root %sargv", made("/sub/made") ? "made" : "refused", root);
 	for (int i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");

@@ -7,6 +7,7 @@
 #include "unit.h"
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -33,16 +34,19 @@ static int group_setup(void **state)
 	snprintf(path, sizeof(path), "%s/node", rootfs);
 	if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) < 0)
 		return -1;
+	snprintf(path, sizeof(path), "%s/sub", rootfs);
+	if (mkdir(path, 0755) < 0 || mount("tmpfs", path, "tmpfs", 0, "size=1m") < 0)
+		return -1;
 	snprintf(path, sizeof(path), "%s/inside", rootfs);
 	return mkdir(path, 0755);
 }
 
 static int group_teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
+	char cmd[2 * PATH_MAX + 32];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", rootfs);
+	snprintf(cmd, sizeof(cmd), "umount %s/sub; rm -rf %s", rootfs, rootfs);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -71,8 +75,9 @@ static int run(const struct gp_ldconfig *l, struct gp_log_capture *why)
 
 /*
  * Root of the rootfs only, no capability left nor to gain, nothing of ours, no
- * environment, and no device node of the rootfs opened: the container's device cgroup is
- * not on yet while hooks run (/node is /dev/null's number, made as a container could).
+ * environment, no device node of the rootfs opened (the container's device cgroup is not on
+ * yet while hooks run; /node is /dev/null's number, made as a container could), and no
+ * mount below the rootfs's own written (/sub, as its /proc or /sys would be).
  */
 static void runs_confined(void **state)
 {
@@ -84,7 +89,7 @@ static void runs_confined(void **state)
 	assert_int_equal(run(&l, &why), -EIO);
 	assert_non_null(strstr(why.text,
 			       "uid 0 eff 0 prm 0 bnd 0 nnp 1 fds 0 env none node refused "
-			       "root "));
+			       "top made sub refused root "));
 	assert_non_null(strstr(why.text, " inside ")); /* the rootfs, in readdir's order */
 	assert_non_null(strstr(why.text, "argv ldconfig -X /usr/local/nvidia/lib64"));
 }
