@@ -5,7 +5,6 @@
  * read from its rootfs's loader cache without running anything in it.
  */
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,7 +93,7 @@ static void check_container_libraries(const struct gp_check_ctx *ctx, const char
 	for (size_t i = 0; i < u->n; i++) {
 		const struct gp_userspace_lib *l = &u->v[i];
 
-		if (l->matches || !strchr(l->version, '.') ||
+		if (gp_userspace_lib_version(l) != GP_LIB_OTHER ||
 		    strncmp(l->path, ours, strlen(ours)) == 0 ||
 		    !(x = gp_findings_add(f, GP_FINDING_CONTAINER_DRIVER_VERSION)))
 			continue;
@@ -115,14 +114,12 @@ static void check_container_libraries(const struct gp_check_ctx *ctx, const char
 
 static void check_musl(const char *name, int rootfd, struct gp_findings *f)
 {
-	_cleanup_close_ int fd = gp_openat2(rootfd, "lib/ld-musl-x86_64.so.1", O_PATH | O_CLOEXEC,
-					    0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 	struct gp_finding *x;
 
-	if (fd < 0 || !(x = gp_findings_add(f, GP_FINDING_INJECT_MUSL)))
+	if (!gp_rootfs_is_musl(rootfd) || !(x = gp_findings_add(f, GP_FINDING_INJECT_MUSL)))
 		return;
 	GP_SET(x->summary, "%s asks for the driver's user space, but its C library is musl", name);
-	GP_SET(x->evidence, "its rootfs has /lib/ld-musl-x86_64.so.1");
+	GP_SET(x->evidence, "its rootfs has " GP_MUSL_LOADER);
 	GP_SET(x->fix, "gpu-provision attach %s --no-inject, or use a glibc distribution", name);
 }
 

@@ -110,12 +110,9 @@ static int open_dir(int rootfd, const char *rootfs, const char *rel, struct undo
 
 static int refuse_musl(int rootfd, const char *rootfs)
 {
-	_cleanup_close_ int fd = gp_openat2(rootfd, "lib/ld-musl-x86_64.so.1", O_PATH | O_CLOEXEC,
-					    0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-
-	if (fd < 0)
+	if (!gp_rootfs_is_musl(rootfd))
 		return 0;
-	gp_error("%s/lib/ld-musl-x86_64.so.1: the container's C library is musl, whose loader "
+	gp_error("%s" GP_MUSL_LOADER ": the container's C library is musl, whose loader "
 		 "NVIDIA's libraries do not run on: set \"inject = no\" under [driver] in its "
 		 "ini, or use a glibc distribution",
 		 rootfs);
@@ -159,9 +156,11 @@ static int check_own_libraries(int rootfd, const struct gp_inject *inj, bool *re
 	for (size_t i = 0; i < u->n; i++) {
 		const struct gp_userspace_lib *l = &u->v[i];
 
-		if (l->matches || strncmp(l->path, ours, strlen(ours)) == 0)
+		enum gp_lib_version v = gp_userspace_lib_version(l);
+
+		if (v == GP_LIB_THE_MODULES || strncmp(l->path, ours, strlen(ours)) == 0)
 			continue;
-		if (!strchr(l->version, '.')) {
+		if (v == GP_LIB_UNKNOWN) {
 			gp_warn(
 			    "the container's %s (%s) is a driver library whose version its name "
 			    "does not say: if it is not the host's %s, remove it",

@@ -215,6 +215,22 @@ static int scan(int rootfd, const char *name, const char *version, unsigned long
 	return from_cache(rootfd, fd, name, version, u);
 }
 
+enum gp_lib_version gp_userspace_lib_version(const struct gp_userspace_lib *l)
+{
+	if (l->matches)
+		return GP_LIB_THE_MODULES;
+	/* A driver's versions have dots (580.159.04); a soname's suffix alone does not. */
+	return strchr(l->version, '.') ? GP_LIB_OTHER : GP_LIB_UNKNOWN;
+}
+
+bool gp_rootfs_is_musl(int rootfd)
+{
+	_cleanup_close_ int fd = gp_openat2(rootfd, GP_MUSL_LOADER + 1, O_PATH | O_CLOEXEC, 0,
+					    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+
+	return fd >= 0;
+}
+
 int gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u)
 {
 	/* Not into another filesystem either (a link to /proc/kmsg). */

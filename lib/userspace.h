@@ -74,4 +74,12 @@ int gp_userspace_discover(const char *root, const char *version, struct gp_users
  */
 int gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u);
 
+/* A library's version against the kernel module's: the same, another, or none its name says. */
+enum gp_lib_version { GP_LIB_THE_MODULES, GP_LIB_OTHER, GP_LIB_UNKNOWN };
+enum gp_lib_version gp_userspace_lib_version(const struct gp_userspace_lib *l);
+
+/* The musl loader a rootfs (rootfd) runs its programs on, resolved inside it. */
+#define GP_MUSL_LOADER "/lib/ld-musl-x86_64.so.1"
+bool gp_rootfs_is_musl(int rootfd);
+
 #endif

@@ -11,29 +11,19 @@ ngpus=$(gpu_table | wc -l)
 version=$(sed -n 's/.*Kernel Module *\([0-9.]*\) .*/\1/p' /proc/driver/nvidia/version | head -1)
 [ -n "$version" ] || version=$(grep -o '[0-9][0-9][0-9]\.[0-9][0-9]*\.[0-9][0-9]*' /proc/driver/nvidia/version | head -1)
 
-# glibct NAME: a busybox root with copies of the C library the probe, cuinit and nvidia-smi
-# need (nothing of NVIDIA's), the host's /usr not bound, no loader cache.
+# glibct NAME: mkct's busybox container, but with copies of the C library the probe,
+# cuinit and nvidia-smi need (nothing of NVIDIA's) instead of the host's /usr bound.
 glibct() {
 	local n=$1 lib
-	mkdir -p "$P/$n"
-	gpu-e2e-rootfs "$P/$n/rootfs"
+	mkct "$n"
+	sed -i '/^lxc.mount.entry = /d' "$P/$n/config"
 	mkdir -p "$P/$n/rootfs/usr/lib" "$P/$n/rootfs/usr/lib64"
-	cp "$top/build/cuinit" "$P/$n/rootfs/bin/cuinit"
 	for lib in $(ldd "$(command -v nvidia-smi)" "$top/build/cuinit" "$top/build/gpu-probe" |
 		awk '$3 ~ /^\// {print $3} $1 ~ /^\/.*ld-linux/ {print $1}' | sort -u); do
 		case $lib in *nvidia* | *cuda*) continue ;; esac
 		mkdir -p "$P/$n/rootfs$(dirname "$lib")"
 		cp -L "$lib" "$P/$n/rootfs$lib"
 	done
-	cat >"$P/$n/config" <<EOC
-lxc.uts.name = $n
-lxc.rootfs.path = dir:$P/$n/rootfs
-lxc.net.0.type = empty
-lxc.include = /usr/share/lxc/config/common.conf
-lxc.apparmor.profile = unconfined
-lxc.autodev = 1
-lxc.init.cmd = /bin/sleep 100000
-EOC
 }
 
 say "host: driver $version; the user space gpu-provision host finds"

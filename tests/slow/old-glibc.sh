@@ -45,7 +45,7 @@ expect() { # expect DESCRIPTION WANT TEXT: TEXT has the line WANT (fixed string)
 	if printf '%s\n' "$3" | grep -qF -- "$2"; then passed=$((passed + 1)); else
 		echo "not ok: $1: no [$2] in:"; printf '%s\n' "$3"; failed=$((failed + 1)); fi
 }
-expect "no NVIDIA file before" "none" "$(find "$P/old/rootfs" -xdev \( -name 'libcuda*' -o -name 'libnvidia*' -o -name nvidia-smi \) | sed 's/^$//' | grep . || echo none)"
+expect "no NVIDIA file before" "none" "$(find "$P/old/rootfs" -xdev \( -name 'libcuda*' -o -name 'libnvidia*' -o -name nvidia-smi \) | grep . || echo none)"
 lxc-start -P "$P" -n old
 in_old() { lxc-attach -P "$P" -n old --clear-env -- /bin/sh -c "$*"; }
 smi="nvidia-smi (test double): libnvidia-ml.so.1 is /usr/local/nvidia/lib64/libnvidia-ml.so.1 (/usr/local/nvidia/lib64/libnvidia-ml.so.580.159.04), nvmlInit_v2 0, 1 GPU"
