@@ -13,6 +13,7 @@
 #include "host.h"
 #include "paths.h"
 #include "plan.h"
+#include "takeover.h"
 #include "target.h"
 #include "trust.h"
 #include "util.h"
@@ -145,6 +146,8 @@ static int choose_injection(const struct gp_attach_opts *o, bool is_new, struct 
 				  "--inject");
 	else if (is_new && devn)
 		r = gp_ctconf_set(conf, "driver", "inject", "no", "--mode devn");
+	else if (is_new && o->adopt) /* the recipe's container brought its own driver */
+		r = gp_ctconf_set(conf, "driver", "inject", "no", "adopt");
 	else if (is_new && gp_hostconf_load(o->confdir, &host) == 0 && !host.inject_set)
 		r = gp_ctconf_set(conf, "driver", "inject", "yes", "attach");
 	if (r == 0 && o->capabilities)
@@ -378,13 +381,16 @@ static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_
  * the new, then the ini and the config, last the new lines alone.
  */
 static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
-		 const struct gp_ctconf *conf, struct lines *old, struct lines *add)
+		 const struct gp_ctconf *conf, struct lines *old, struct lines *add,
+		 const struct lines *recipe)
 {
-	_cleanup_lines_ struct lines both = { 0 };
+	_cleanup_lines_ struct lines both = { 0 }, out = { 0 };
 	int r, w;
 
 	/* Take out the previous attach's lines and any copy of the new ones, then add. */
 	r = lines_union(old, add, &both);
+	if (r == 0)
+		r = lines_union(&both, recipe, &out);
 	if (r == 0)
 		r = write_applied(o, &both);
 	if (r < 0) {
@@ -392,7 +398,7 @@ static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 			 t->config, o->confdir, strerror(-r));
 		return r;
 	}
-	r = write_ini_and_config(o, t, conf, &both, add);
+	r = write_ini_and_config(o, t, conf, &out, add);
 	if (r < 0) {
 		write_applied(o, old); /* the config holds the old lines still */
 		return r;
@@ -422,46 +428,173 @@ static size_t count_missing(const struct lines *a, const struct lines *b)
 	return n;
 }
 
+/* The .applied lines as text, for telling attach's own lines from a recipe's. */
+static char *lines_text(const struct lines *l)
+{
+	struct gp_buf b = { 0 };
+	int r = gp_buf_printf(&b, "%s", "");
+
+	for (size_t i = 0; i < l->n && r == 0; i++)
+		r = gp_buf_printf(&b, "%s\n", l->v[i]);
+	if (r < 0)
+		gp_buf_free(&b);
+	return r < 0 ? NULL : b.data;
+}
+
+/* The recipe's lines: refused for attach; for adopt, taken out, and their GPUs given. */
+static int take_over(const struct gp_attach_opts *o, const struct gp_target *t,
+		     const struct lines *old, struct gp_takeover *tk, struct lines *recipe)
+{
+	_cleanup_free_ char *applied = lines_text(old);
+	int r;
+
+	if (!applied)
+		return -ENOMEM;
+	r = gp_takeover_read(o, t->config, t->kind == GP_TARGET_PVE, applied, tk);
+	for (size_t i = 0; i < tk->nremove && r == 0; i++)
+		r = lines_add(recipe, tk->remove[i], "");
+	return r;
+}
+
+struct attach_run {
+	struct gp_target t;
+	struct gp_ctconf conf;
+	struct gp_plan plan;
+	struct lines old, add, recipe;
+	struct gp_takeover tk;
+};
+
+static void attach_run_free(struct attach_run *a)
+{
+	lines_free(&a->old);
+	lines_free(&a->add);
+	lines_free(&a->recipe);
+	gp_takeover_free(&a->tk);
+}
+
+/* Everything attach decides before it writes: the lines out and in, the ini. */
+static int plan_attach(const struct gp_attach_opts *o, struct attach_run *a)
+{
+	struct gp_attach_opts with = *o;
+	int r = gp_target_open(o, &a->t);
+
+	if (r == 0)
+		r = read_applied(o, &a->old);
+	if (r == 0)
+		r = take_over(o, &a->t, &a->old, &a->tk, &a->recipe);
+	if (r == 0 && o->adopt && !o->gpus)
+		with.gpus = a->tk.gpus;
+	if (r == 0 && o->adopt && !o->capabilities && a->tk.capabilities[0])
+		with.capabilities = a->tk.capabilities;
+	if (r == 0)
+		r = resolve(&with, &a->conf, &a->plan);
+	if (r == 0)
+		r = wanted_lines(o, &a->t, &a->conf, &a->plan, &a->old, &a->add);
+	return r;
+}
+
+static int attach_planned(const struct gp_attach_opts *o, struct attach_run *a,
+			  struct gp_attach_changes *changes)
+{
+	int r;
+
+	changes->removed = count_missing(&a->old, &a->add) + a->recipe.n;
+	changes->added = count_missing(&a->add, &a->old);
+	if (o->dry_run && !o->adopt)
+		print_dry_run(&a->conf, &a->old, &a->add, a->t.config);
+	if (o->dry_run)
+		return 0;
+	r = apply(o, &a->t, &a->conf, &a->old, &a->add, &a->recipe);
+	if (r < 0)
+		return r;
+	changes->changed = r > 0;
+	if (devn_mode(a->conf.mode))
+		warn_devn_ordering(o);
+	if (!o->quiet)
+		printf("attached %s: %zu nodes (%s)%s\n", o->name, a->plan.n, a->conf.devices,
+		       a->t.running ? "; takes effect at the next start" : "");
+	return gp_target_verify(o, &a->t, a->add.v[0], true);
+}
+
+/* adopt --dry-run: the config's lines out and in, as a diff, and the ini it would write. */
+static void adopt_print_diff(const struct gp_attach_opts *o, const struct attach_run *a)
+{
+	_cleanup_free_ char *ini = gp_ctconf_format(&a->conf);
+
+	printf("adopt %s: GPUs %s (%s)\n", o->name, a->conf.devices,
+	       o->gpus ? "--gpus" : "the GPUs its lines gave");
+	printf("--- %s\n+++ %s (adopted)\n", a->t.config, a->t.config);
+	for (size_t i = 0; i < a->recipe.n; i++)
+		printf("-%s\n", a->recipe.v[i]);
+	for (size_t i = 0; i < a->old.n; i++)
+		if (!lines_have(&a->add, a->old.v[i]))
+			printf("-%s\n", a->old.v[i]);
+	for (size_t i = 0; i < a->add.n; i++)
+		printf("+%s\n", a->add.v[i]);
+	printf("would write %s:\n%s", a->conf.path, ini ? ini : "");
+	gp_takeover_print_left(&a->tk, stdout);
+}
+
+/* The config as it was before adopt, kept where later attaches do not overwrite it. */
+static int adopt_finish(const struct gp_attach_opts *o, const struct attach_run *a)
+{
+	_cleanup_free_ char *bak = NULL, *keep = NULL, *text = NULL;
+	size_t len;
+	int r;
+
+	if (asprintf(&bak, "%s.gpu-provision.bak", a->t.config) < 0 ||
+	    asprintf(&keep, "%s.gpu-provision-adopt.bak", a->t.config) < 0)
+		return -ENOMEM;
+	r = gp_read_file(bak, 1u << 20, &text, &len);
+	if (r == 0)
+		r = gp_write_file_atomic(keep, text, len, 0640, GP_DURABLE);
+	if (r < 0)
+		return gp_error_errno(r, "adopted %s, but could not keep the old config as \"%s\"",
+				      o->name, keep);
+	printf("adopted %s: %zu recipe line(s) out, gpu-hook gives GPUs %s%s; the config "
+	       "before is kept as %s\n",
+	       o->name, a->recipe.n, a->conf.devices, a->t.running ? " from the next start" : "",
+	       keep);
+	if (a->conf.inject != GP_INJECT_YES)
+		printf("the container keeps its own driver user space (inject = no): gpu-provision "
+		       "check %s says whether it matches the host; attach %s --inject gives the "
+		       "host's\n",
+		       o->name, o->name);
+	gp_takeover_print_left(&a->tk, stdout);
+	return 0;
+}
+
+int gp_adopt(const struct gp_attach_opts *o)
+{
+	struct gp_attach_opts with = *o;
+
+	with.adopt = true;
+	with.quiet = true;
+	return gp_attach(&with, NULL);
+}
+
 int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes)
 {
 	struct gp_attach_changes unused;
 	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
-	_cleanup_lines_ struct lines old = { 0 }, add = { 0 };
-	struct gp_target t;
-	struct gp_ctconf conf;
-	struct gp_plan plan;
+	struct attach_run *a = calloc(1, sizeof(*a));
 	int r;
 
 	if (!changes)
 		changes = &unused;
 	memset(changes, 0, sizeof(*changes));
-	if (lock < 0 && !o->dry_run)
-		return -EIO;
-	r = gp_target_open(o, &t);
+	if (!a)
+		return -ENOMEM;
+	r = lock < 0 && !o->dry_run ? -EIO : plan_attach(o, a);
+	if (r == 0 && o->adopt && o->dry_run)
+		adopt_print_diff(o, a);
 	if (r == 0)
-		r = resolve(o, &conf, &plan);
-	if (r == 0)
-		r = read_applied(o, &old);
-	if (r == 0)
-		r = wanted_lines(o, &t, &conf, &plan, &old, &add);
-	if (r < 0)
-		return r;
-	changes->removed = count_missing(&old, &add);
-	changes->added = count_missing(&add, &old);
-	if (o->dry_run) {
-		print_dry_run(&conf, &old, &add, t.config);
-		return 0;
-	}
-	r = apply(o, &t, &conf, &old, &add);
-	if (r < 0)
-		return r;
-	changes->changed = r > 0;
-	if (devn_mode(conf.mode))
-		warn_devn_ordering(o);
-	if (!o->quiet)
-		printf("attached %s: %zu nodes (%s)%s\n", o->name, plan.n, conf.devices,
-		       t.running ? "; takes effect at the next start" : "");
-	return gp_target_verify(o, &t, add.v[0], true);
+		r = attach_planned(o, a, changes);
+	if (r == 0 && o->adopt && !o->dry_run)
+		r = adopt_finish(o, a);
+	attach_run_free(a);
+	free(a);
+	return r;
 }
 
 int gp_detach(const struct gp_attach_opts *o)

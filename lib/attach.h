@@ -17,6 +17,7 @@ struct gp_attach_opts {
 	int inject;		  /* [driver] inject: 1 yes, -1 no, 0 the ini's (a new one: yes) */
 	const char *capabilities; /* [driver] capabilities, or NULL for the ini's */
 	bool pve;		  /* Proxmox VE even without <root>/etc/pve/lxc */
+	bool adopt;		  /* take over the NVIDIA lines a recipe wrote (lib/takeover.c) */
 	bool dry_run;
 	bool quiet;	 /* sync: report changes, not each attach */
 	bool assume_new; /* create --dry-run: the Proxmox config does not exist yet */
@@ -35,6 +36,11 @@ struct gp_attach_changes {
  * another -errno when an operation failed. changes (may be NULL) says what attach did.
  */
 int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes);
+/*
+ * adopt: attach with o->adopt, printing what it did (or, dry run, would do) as a diff,
+ * and keeping the config as it was before as "<config>.gpu-provision-adopt.bak".
+ */
+int gp_adopt(const struct gp_attach_opts *o);
 int gp_detach(const struct gp_attach_opts *o);
 
 #endif

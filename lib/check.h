@@ -4,6 +4,7 @@
 #define GP_CHECK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cgroup.h"
 #include "findings.h"
@@ -43,5 +44,20 @@ int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct 
 struct gp_ctconf;
 void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
 		     const char *rootfs, struct gp_findings *f);
+
+/*
+ * The lines of the container's config that give it NVIDIA GPUs by hand (lib/checkrecipe.c):
+ * stale majors, rules that open other GPUs, nodes given without a rule or that do not
+ * exist, other GPU tools' hooks, and what gpu-hook's start would clash with. conf is the
+ * ini, NULL when the container has none.
+ */
+struct gp_recipe;
+void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const struct gp_recipe *rec,
+		     const struct gp_ctconf *conf, struct gp_findings *f);
+
+/* "file:line: key = value" of a config line, for a finding's evidence. */
+struct gp_cfglines;
+struct gp_cfgline;
+void gp_check_line(const struct gp_cfglines *c, const struct gp_cfgline *l, char *out, size_t size);
 
 #endif

@@ -11,129 +11,97 @@
 #include "paths.h"
 #include "plan.h"
 #include "pveconf.h"
+#include "recipe.h"
 #include "util.h"
 
-#define MAX_ENTRIES 512
-
-struct entry {
-	char key[96];
-	char value[512];
-};
-
-struct entries {
-	struct entry v[MAX_ENTRIES];
-	size_t n;
-	char path[4096];
-	bool pve;
-};
-
-static int collect(const char *key, const char *value, const char *file, unsigned int line,
-		   void *user)
+/* The config file of the container: its Proxmox VE config, or what liblxc names. */
+static int config_path(const struct gp_check_ctx *ctx, const char *name, char *out, size_t size)
 {
-	struct entries *e = user;
+	struct lxc_container *c;
+	char *path;
 
-	(void)file;
-	(void)line;
-	if (e->n < MAX_ENTRIES) {
-		snprintf(e->v[e->n].key, sizeof(e->v[0].key), "%s", key);
-		snprintf(e->v[e->n].value, sizeof(e->v[0].value), "%s", value);
-		e->n++;
+	if (ctx->pve) {
+		_cleanup_free_ char *p = gp_pve_config_path(ctx->root, name);
+
+		snprintf(out, size, "%s", p ? p : "");
+		return p ? 0 : -ENOMEM;
 	}
-	return 0;
+	c = lxc_container_new(name, ctx->lxcpath);
+	path = c && c->is_defined(c) ? c->config_file_name(c) : NULL;
+	if (c)
+		lxc_container_put(c);
+	snprintf(out, size, "%s", path ? path : "");
+	free(path);
+	return path ? 0 : -ENOENT;
 }
 
-static int pve_line(struct entries *e, const char *line, size_t n)
+/* A Proxmox config must parse as Proxmox reads it: one that does not is not checked. */
+static int check_parses(const char *path)
 {
-	char copy[1024];
-	char *colon;
-
-	if (n >= sizeof(copy))
-		return 0;
-	memcpy(copy, line, n);
-	copy[n] = '\0';
-	colon = strchr(copy, ':');
-	if (copy[0] == '#' || !colon)
-		return 0;
-	*colon = '\0';
-	return collect(gp_strtrim(copy), gp_strtrim(colon + 1), NULL, 0, e);
-}
-
-static int read_pve(const struct gp_check_ctx *ctx, const char *name, struct entries *e)
-{
-	_cleanup_free_ char *path = gp_pve_config_path(ctx->root, name), *buf = NULL;
-	const char *pos, *line;
+	_cleanup_free_ char *buf = NULL;
 	struct gp_pveconf c;
-	size_t len, n;
-	int r;
+	size_t len;
+	int r = gp_read_file(path, 1u << 20, &buf, &len);
 
-	if (!path)
-		return -ENOMEM;
-	snprintf(e->path, sizeof(e->path), "%s", path);
-	if (access(path, F_OK) < 0 && errno == ENOENT)
-		return -ENOENT; /* no such container: the caller says so */
-	r = gp_read_file(path, 1u << 20, &buf, &len);
 	if (r < 0)
-		return r; /* said by the reader */
+		return r == -ENOENT ? r : gp_error_errno(r, "Failed to read \"%s\"", path);
 	if (gp_pveconf_parse(buf, len, &c) < 0)
 		return gp_error_at(-EINVAL, path,
 				   "line %u is not \"key: value\", a comment or a "
 				   "[section]: its checks are skipped",
 				   c.bad_line);
-	for (pos = buf; gp_line_next(&pos, buf + c.current_end, &line, &n);)
-		pve_line(e, line, n);
-	e->pve = true;
 	return 0;
 }
 
-static int read_lxc(const struct gp_check_ctx *ctx, const char *name, struct entries *e)
+static char *read_applied(const struct gp_check_ctx *ctx, const char *name)
 {
-	struct lxc_container *c = lxc_container_new(name, ctx->lxcpath);
-	char *path = c && c->is_defined(c) ? c->config_file_name(c) : NULL;
-	int r;
+	_cleanup_free_ char *path = gp_applied_path(ctx->confdir, name);
+	char *buf = NULL;
 
-	if (c)
-		lxc_container_put(c);
-	if (!path)
-		return -ENOENT;
-	snprintf(e->path, sizeof(e->path), "%s", path);
-	free(path);
-	r = gp_lxcconf_walk(e->path, collect, e);
-	if (r < 0)
-		return gp_error_errno(r, "Failed to read the config \"%s\"; its checks are skipped",
-				      e->path);
-	return 0;
+	if (path && gp_read_file(path, 1u << 20, &buf, NULL) < 0)
+		buf = NULL;
+	return buf;
 }
 
-static bool is_gpu_hook(const struct entry *en)
+/* "file:line: key = value": where a finding's line is, and the line itself. */
+void gp_check_line(const struct gp_cfglines *c, const struct gp_cfgline *l, char *out, size_t size)
 {
-	return strncmp(en->key, "lxc.hook.", 9) == 0 && strstr(en->value, "gpu-hook");
+	char text[640];
+
+	gp_cfgline_text(c, l, text, sizeof(text));
+	snprintf(out, size, "%s:%u%s: %s", gp_cfgline_file(c, l), l->line,
+		 l->pending ? " (pending)" : "", text);
 }
 
-static void check_hooks(const struct entries *e, const char *name, const struct gp_ctconf *conf,
+static bool is_gpu_hook(const struct gp_cfgline *l)
+{
+	return strncmp(l->key, "lxc.hook.", 9) == 0 && strstr(l->value, "gpu-hook");
+}
+
+static void check_hooks(const struct gp_cfglines *c, const char *name, const struct gp_ctconf *conf,
 			struct gp_findings *f)
 {
 	struct gp_finding *x;
 	bool any = false;
 
-	for (size_t i = 0; i < e->n; i++) {
-		char bin[512];
+	for (size_t i = 0; i < c->n; i++) {
+		char bin[512], at[1024];
 
-		if (!is_gpu_hook(&e->v[i]))
+		if (!is_gpu_hook(&c->v[i]))
 			continue;
 		any = true;
-		if (sscanf(e->v[i].value, "%511s", bin) != 1 || access(bin, X_OK) == 0)
+		if (sscanf(c->v[i].value, "%511s", bin) != 1 || access(bin, X_OK) == 0 ||
+		    !(x = gp_findings_add(f, GP_FINDING_HOOK_BINARY_MISSING)))
 			continue;
-		if ((x = gp_findings_add(f, GP_FINDING_HOOK_BINARY_MISSING))) {
-			GP_SET(x->summary, "%s's %s names %s, which is not there", name,
-			       e->v[i].key, bin);
-			GP_SET(x->evidence, "%s: %s = %s", e->path, e->v[i].key, e->v[i].value);
-			GP_SET(x->fix, "make install, then gpu-provision sync %s", name);
-		}
+		gp_check_line(c, &c->v[i], at, sizeof(at));
+		GP_SET(x->summary, "%s's %s names %s, which is not there", name, c->v[i].key, bin);
+		GP_SET(x->evidence, "%s", at);
+		GP_SET(x->fix, "make install, then gpu-provision sync %s", name);
 	}
 	if (conf && strcmp(conf->mode, "devn") != 0 && !any &&
 	    (x = gp_findings_add(f, GP_FINDING_HOOK_MISSING))) {
 		GP_SET(x->summary, "%s has GPUs in its ini but no gpu-hook in its config", name);
-		GP_SET(x->evidence, "%s has no lxc.hook.* line naming gpu-hook", e->path);
+		GP_SET(x->evidence, "%s has no lxc.hook.* line naming gpu-hook", c->files[0]);
 		GP_SET(x->fix, "gpu-provision attach %s", name);
 	}
 }
@@ -148,15 +116,13 @@ static bool rule_wanted(const struct gp_plan *plan, unsigned int major, unsigned
 
 /* The rules attach wrote (the .applied record) against today's plan of the same ini. */
 static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
-			      const struct gp_ctconf *conf, struct gp_findings *f)
+			      const struct gp_ctconf *conf, char *applied, struct gp_findings *f)
 {
-	_cleanup_free_ char *path = NULL, *buf = NULL;
 	struct gp_log_capture quiet;
 	struct gp_plan plan;
 	int r;
 
-	if (!conf || !(path = gp_applied_path(ctx->confdir, name)) ||
-	    gp_read_file(path, 1u << 20, &buf, NULL) < 0)
+	if (!conf || !applied)
 		return;
 	/* A selection that fails today is another finding's: no plan, nothing to compare. */
 	gp_log_capture_start(&quiet);
@@ -164,7 +130,7 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 	gp_log_capture_stop(&quiet);
 	if (r < 0)
 		return;
-	for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l;
+	for (char *save = NULL, *l = strtok_r(applied, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
 		const char *c = strstr(l, "devices.allow");
 		unsigned int major, minor;
@@ -184,95 +150,87 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 	}
 }
 
-/* True when the v1 device rule at i has its cgroup2 twin (as LXC's common.conf writes both). */
-static bool has_v2_twin(const struct entries *e, size_t i)
+/* True when the v1 device rule has its cgroup2 twin (as LXC's common.conf writes both). */
+static bool has_v2_twin(const struct gp_cfglines *c, const struct gp_cfgline *l)
 {
 	char twin[96];
 
-	snprintf(twin, sizeof(twin), "lxc.cgroup2.devices.%s", e->v[i].key + 19);
-	for (size_t j = 0; j < e->n; j++)
-		if (strcmp(e->v[j].key, twin) == 0 && strcmp(e->v[j].value, e->v[i].value) == 0)
+	snprintf(twin, sizeof(twin), "lxc.cgroup2.devices.%s", l->key + 19);
+	for (size_t j = 0; j < c->n; j++)
+		if (strcmp(c->v[j].key, twin) == 0 && strcmp(c->v[j].value, l->value) == 0)
 			return true;
 	return false;
 }
 
-static void check_entries(const struct gp_check_ctx *ctx, const struct entries *e, const char *name,
-			  struct gp_findings *f)
+/* v1 device keys on a v2 host: the first such line, once for the config. */
+static void check_v1_keys(const struct gp_check_ctx *ctx, const struct gp_cfglines *c,
+			  const char *name, struct gp_findings *f)
 {
-	bool unpriv = false, v1 = false;
 	struct gp_finding *x;
+	char at[1024];
 
-	for (size_t i = 0; i < e->n; i++) {
-		const struct entry *en = &e->v[i];
+	for (size_t i = 0; ctx->layout == GP_CG_V2 && i < c->n; i++) {
+		const struct gp_cfgline *l = &c->v[i];
 
-		unpriv |= strcmp(en->key, "lxc.idmap") == 0 ||
-			  (strcmp(en->key, "unprivileged") == 0 && strcmp(en->value, "1") == 0);
-		if (strncmp(en->key, "lxc.cgroup.devices.", 19) == 0 && ctx->layout == GP_CG_V2 &&
-		    !v1 && !has_v2_twin(e, i) &&
-		    (x = gp_findings_add(f, GP_FINDING_CGROUP_V1_KEYS))) {
-			v1 = true;
-			GP_SET(x->summary,
-			       "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
-			       name);
-			GP_SET(x->evidence, "%s: %s = %s", e->path, en->key, en->value);
-			GP_SET(
-			    x->fix,
-			    "write them as lxc.cgroup2.devices.*; gpu-provision sync %s does for "
-			    "its own",
-			    name);
-		}
-		if (strcmp(en->key, "lxc.mount.entry") == 0 &&
-		    strncmp(en->value, "/dev/nvidia", 11) == 0 && strstr(en->value, "optional") &&
-		    (x = gp_findings_add(f, GP_FINDING_OPTIONAL_MOUNT))) {
-			GP_SET(x->summary,
-			       "%s binds an NVIDIA node with optional: a missing node is skipped "
-			       "silently",
-			       name);
-			GP_SET(x->evidence, "%s: lxc.mount.entry = %s", e->path, en->value);
-			GP_SET(x->fix,
-			       "drop the line and let gpu-hook bind it: gpu-provision attach %s",
-			       name);
-		}
-	}
-	if (unpriv && ctx->hs.host.driver_loaded && (ctx->hs.host.params.mode & 0006) != 0006 &&
-	    (x = gp_findings_add(f, GP_FINDING_UNPRIVILEGED_NODE_MODE))) {
-		GP_SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
-		       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
-		GP_SET(x->evidence,
-		       "/proc/driver/nvidia/params: DeviceFileMode %u, DeviceFileGID %u; "
-		       "the host group is not mapped into the container",
-		       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
+		if (strncmp(l->key, "lxc.cgroup.devices.", 19) != 0 || has_v2_twin(c, l) ||
+		    !(x = gp_findings_add(f, GP_FINDING_CGROUP_V1_KEYS)))
+			continue;
+		gp_check_line(c, l, at, sizeof(at));
+		GP_SET(x->summary, "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
+		       name);
+		GP_SET(x->evidence, "%s", at);
 		GP_SET(x->fix,
-		       "options nvidia NVreg_DeviceFileMode=0666 in modprobe.d, or map that group "
-		       "into the container (lxc.idmap g ...)");
+		       "write them as lxc.cgroup2.devices.*; gpu-provision adopt %s replaces "
+		       "NVIDIA's, sync %s rewrites its own",
+		       name, name);
+		return;
 	}
 }
 
-static void check_pve_duplicates(const struct entries *e, const char *name, struct gp_findings *f)
+static void check_node_mode(const struct gp_check_ctx *ctx, const char *name, bool unpriv,
+			    struct gp_findings *f)
 {
-	for (size_t i = 0; e->pve && i < e->n; i++) {
-		char node[128];
+	struct gp_finding *x;
 
-		if (strncmp(e->v[i].key, "dev", 3) != 0 ||
-		    sscanf(e->v[i].value, "%127[^,]", node) != 1)
+	if (!unpriv || !ctx->hs.host.driver_loaded || (ctx->hs.host.params.mode & 0006) == 0006 ||
+	    !(x = gp_findings_add(f, GP_FINDING_UNPRIVILEGED_NODE_MODE)))
+		return;
+	GP_SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
+	       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
+	GP_SET(x->evidence,
+	       "/proc/driver/nvidia/params: DeviceFileMode %u, DeviceFileGID %u; "
+	       "the host group is not mapped into the container",
+	       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
+	GP_SET(x->fix, "options nvidia NVreg_DeviceFileMode=0666 in modprobe.d, or map that group "
+		       "into the container (lxc.idmap g ...)");
+}
+
+static void check_pve_duplicates(const struct gp_cfglines *c, const char *name,
+				 struct gp_findings *f)
+{
+	for (size_t i = 0; c->pve && i < c->n; i++) {
+		char node[128], a[1024], b[1024];
+		size_t len;
+
+		if (strncmp(c->v[i].key, "dev", 3) != 0 ||
+		    sscanf(c->v[i].value, "%127[^,]", node) != 1)
 			continue;
-		for (size_t j = 0; j < e->n; j++) {
+		len = strlen(node);
+		for (size_t j = 0; j < c->n; j++) {
 			struct gp_finding *x;
 
-			if (strcmp(e->v[j].key, "lxc.mount.entry") != 0 ||
-			    strncmp(e->v[j].value, node, strlen(node)) != 0 ||
-			    e->v[j].value[strlen(node)] != ' ' ||
+			if (strcmp(c->v[j].key, "lxc.mount.entry") != 0 ||
+			    strncmp(c->v[j].value, node, len) != 0 || c->v[j].value[len] != ' ' ||
 			    !(x = gp_findings_add(f, GP_FINDING_PVE_DUPLICATE)))
 				continue;
+			gp_check_line(c, &c->v[i], a, sizeof(a));
+			gp_check_line(c, &c->v[j], b, sizeof(b));
 			GP_SET(x->summary, "%s gives %s twice: %s and lxc.mount.entry", name, node,
-			       e->v[i].key);
-			GP_SET(x->evidence, "%s: %s: %s; lxc.mount.entry: %s", e->path, e->v[i].key,
-			       e->v[i].value, e->v[j].value);
-			GP_SET(
-			    x->fix,
-			    "keep one of them (gpu-provision attach %s --mode devn or --mode hook "
-			    "writes one set)",
-			    name);
+			       c->v[i].key);
+			GP_SET(x->evidence, "%s; %s", a, b);
+			GP_SET(x->fix,
+			       "gpu-provision adopt %s takes both out and gives the node once",
+			       name);
 		}
 	}
 }
@@ -299,47 +257,81 @@ static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_
 	return r;
 }
 
-/* A plain LXC container's rootfs when it is a directory ("dir:/path" or "/path"). */
-static const char *rootfs_dir(const struct entries *e)
+/*
+ * The container's rootfs as a directory to read: a plain LXC one ("dir:/path" or
+ * "/path"), or a running container's through its init (nothing in it is run).
+ */
+static const char *rootfs_dir(const struct gp_check_ctx *ctx, const char *name,
+			      const struct gp_cfglines *c, char *buf, size_t size)
 {
-	for (size_t i = 0; !e->pve && i < e->n; i++) {
-		const char *v = e->v[i].value;
+	struct lxc_container *ct;
+	pid_t pid = -1;
 
-		if (strcmp(e->v[i].key, "lxc.rootfs.path") != 0)
+	for (size_t i = 0; !c->pve && i < c->n; i++) {
+		const char *v = c->v[i].value;
+
+		if (strcmp(c->v[i].key, "lxc.rootfs.path") != 0)
 			continue;
 		if (strncmp(v, "dir:", 4) == 0)
 			v += 4;
-		return v[0] == '/' ? v : NULL;
+		if (v[0] == '/' && access(v, F_OK) == 0)
+			return v;
 	}
-	return NULL;
+	if (!gp_root_is_host(ctx->root) || !(ct = lxc_container_new(name, ctx->lxcpath)))
+		return NULL;
+	if (ct->is_running(ct))
+		pid = ct->init_pid(ct);
+	lxc_container_put(ct);
+	if (pid <= 0)
+		return NULL;
+	snprintf(buf, size, "/proc/%d/root", (int)pid);
+	return buf;
+}
+
+static int check_config(const struct gp_check_ctx *ctx, const char *name, const char *path,
+			struct gp_findings *f)
+{
+	_cleanup_free_ char *applied = read_applied(ctx, name);
+	struct gp_ctconf conf, host;
+	struct gp_recipe *rec = malloc(sizeof(*rec));
+	char proc[64];
+	bool attached;
+	int r;
+
+	if (!rec)
+		return -ENOMEM;
+	r = gp_recipe_read(ctx->root, &ctx->hs.host, path, ctx->pve, applied, rec);
+	if (r < 0) {
+		free(rec);
+		return r;
+	}
+	attached = load_ini(ctx, name, &conf, f) == 0;
+	check_hooks(rec->cfg, name, attached ? &conf : NULL, f);
+	check_stale_rules(ctx, name, attached ? &conf : NULL, applied, f);
+	check_v1_keys(ctx, rec->cfg, name, f);
+	check_node_mode(ctx, name, rec->unprivileged, f);
+	check_pve_duplicates(rec->cfg, name, f);
+	gp_check_recipe(ctx, name, rec, attached ? &conf : NULL, f);
+	if (!attached)
+		gp_ctconf_init(&conf);
+	if (gp_hostconf_load(ctx->confdir, &host) == 0) {
+		gp_ctconf_merge_host(&conf, &host);
+		gp_check_driver(ctx, name, &conf,
+				rootfs_dir(ctx, name, rec->cfg, proc, sizeof(proc)), f);
+	}
+	gp_recipe_free(rec);
+	free(rec);
+	return 0;
 }
 
 int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f)
 {
-	struct entries *e = calloc(1, sizeof(*e));
-	struct gp_ctconf conf, host;
-	bool attached;
-	int r;
+	char path[PATH_MAX];
+	int r = config_path(ctx, name, path, sizeof(path));
 
-	if (!e)
-		return -ENOMEM;
-	r = ctx->pve ? read_pve(ctx, name, e) : read_lxc(ctx, name, e);
+	if (r == 0 && ctx->pve)
+		r = check_parses(path);
 	if (r == -ENOENT)
-		gp_error("no config for container \"%s\" (%s)", name,
-			 e->path[0] ? e->path : "liblxc");
-	if (r < 0) {
-		free(e);
-		return r;
-	}
-	attached = load_ini(ctx, name, &conf, f) == 0;
-	check_hooks(e, name, attached ? &conf : NULL, f);
-	check_stale_rules(ctx, name, attached ? &conf : NULL, f);
-	check_entries(ctx, e, name, f);
-	check_pve_duplicates(e, name, f);
-	if (attached && gp_hostconf_load(ctx->confdir, &host) == 0) {
-		gp_ctconf_merge_host(&conf, &host);
-		gp_check_driver(ctx, name, &conf, rootfs_dir(e), f);
-	}
-	free(e);
-	return 0;
+		gp_error("no config for container \"%s\" (%s)", name, path[0] ? path : "liblxc");
+	return r < 0 ? r : check_config(ctx, name, path, f);
 }

@@ -131,7 +131,8 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					     "a gpu-hook line names a file that does not exist",
 					     NULL },
 	[GP_FINDING_RULE_STALE] = { "rule-stale", GP_SEV_ERROR,
-				    "a device rule attach wrote has a major that is not today's",
+				    "a device rule (attach's or a recipe's) whose major is no "
+				    "NVIDIA major today",
 				    NULL },
 	[GP_FINDING_CGROUP_V1_KEYS] = { "cgroup-v1-keys", GP_SEV_ERROR,
 					"lxc.cgroup.devices.* keys on a host whose devices "
@@ -185,6 +186,35 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				     "the ini asks for injection into a musl container: the start "
 				     "is refused",
 				     NULL },
+	/* lines a recipe put into the container's config */
+	[GP_FINDING_RECIPE_NODE_MISSING] = { "recipe-node-missing", GP_SEV_ERROR,
+					     "a bind or devN of an NVIDIA node the host does not "
+					     "have now (uvm after a reboot, a GPU gone); optional "
+					     "hides it",
+					     NULL },
+	[GP_FINDING_RECIPE_RULE_MISSING] = { "recipe-rule-missing", GP_SEV_ERROR,
+					     "an NVIDIA node bound with no device rule that lets "
+					     "the container open it (uvm: cuInit 999)",
+					     NULL },
+	[GP_FINDING_RULE_OPENS_GPUS] = { "rule-opens-gpus", GP_SEV_WARNING,
+					 "a device rule (a, c *:*, c 195:*) of a privileged "
+					 "container that reaches GPUs it is not meant to have",
+					 NULL },
+	[GP_FINDING_UVM_TOOLS_MISSING] = { "uvm-tools-missing", GP_SEV_INFO,
+					   "nvidia-uvm given by hand without nvidia-uvm-tools",
+					   NULL },
+	[GP_FINDING_OTHER_GPU_HOOK] = { "other-gpu-hook", GP_SEV_WARNING,
+					"another GPU tool's hook (LXC's hooks/nvidia, "
+					"nvidia-container-cli) in the config",
+					NULL },
+	[GP_FINDING_RECIPE_CONFLICT] = { "recipe-conflict", GP_SEV_ERROR,
+					 "the config binds NVIDIA nodes itself while gpu-hook is "
+					 "attached: the start is refused",
+					 NULL },
+	[GP_FINDING_RECIPE_LINES] = { "recipe-lines", GP_SEV_INFO,
+				      "the container gets its GPUs from recipe lines, not from "
+				      "gpu-provision",
+				      NULL },
 	/* the list itself */
 	[GP_FINDING_FINDINGS_CAPPED] = { "findings-capped", GP_SEV_ERROR,
 					 "more findings than one list holds: the rest are counted, "

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cfglines.h"
 #include "ctconf.h"
 #include "hook.h"
 #include "host.h"
@@ -156,6 +157,87 @@ static int prepare_host(const char *root, const char *confdir, const char *name,
 	return r;
 }
 
+struct binds_ctx {
+	const char *root, *name;
+	const struct gp_plan *plan;
+	int found;
+};
+
+/* "dev/X" or "/dev/X" onto a node of the plan (or nvidia-caps, the caps' directory). */
+static const char *planned_target(const struct gp_plan *plan, const char *value)
+{
+	char src[256], target[256];
+	const char *t;
+
+	if (sscanf(value, "%255s %255s", src, target) != 2)
+		return NULL;
+	t = target[0] == '/' ? target + 1 : target;
+	if (strncmp(t, "dev/", 4) != 0)
+		return NULL;
+	t += 4;
+	for (size_t i = 0; i < plan->n; i++) {
+		const char *n = plan->nodes[i].name, *slash = strchr(n, '/');
+
+		if (strcmp(t, n) == 0 ||
+		    (slash && strlen(t) == (size_t)(slash - n) && strncmp(t, n, strlen(t)) == 0))
+			return plan->nodes[i].name;
+	}
+	return NULL;
+}
+
+/* Where Proxmox's own config has the line LXC's generated config carries: "file:line". */
+static void pve_place(const char *root, const char *name, const char *key, const char *value,
+		      char *out, size_t size)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL;
+	struct gp_cfglines *c = NULL;
+
+	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", name) < 0 || !(path = gp_path(root, rel)) ||
+	    access(path, F_OK) < 0 || gp_cfglines_read(path, true, &c) < 0)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->v[i].pending && strcmp(c->v[i].key, key) == 0 &&
+		    strcmp(c->v[i].value, value) == 0) {
+			snprintf(out, size, "%s:%u", path, c->v[i].line);
+			break;
+		}
+	free(c);
+}
+
+static int find_bind(const char *key, const char *value, const char *file, unsigned int line,
+		     void *user)
+{
+	struct binds_ctx *b = user;
+	char where[PATH_MAX + 16];
+	const char *node;
+
+	if (strcmp(key, "lxc.mount.entry") != 0 || !(node = planned_target(b->plan, value)))
+		return 0;
+	snprintf(where, sizeof(where), "%s:%u", file, line);
+	pve_place(b->root, b->name, key, value, where, sizeof(where));
+	gp_error("%s: \"%s = %s\" binds /dev/%s itself, where gpu-hook binds it: the start would "
+		 "fail on it",
+		 where, key, value, node);
+	b->found++;
+	return 0;
+}
+
+/* A recipe's bind of a node the hook binds: refused now, the line named, not at autodev. */
+static int check_recipe_binds(const char *root, const char *name, const char *lxc_config,
+			      const struct gp_plan *plan)
+{
+	struct binds_ctx b = { root, name, plan, 0 };
+	int r = gp_lxcconf_walk(lxc_config, find_bind, &b);
+
+	if (r < 0)
+		return gp_error_errno(r, "Failed to read the container config \"%s\"", lxc_config);
+	if (b.found)
+		gp_error("take such lines out with \"gpu-provision adopt %s\" (--dry-run first): "
+			 "gpu-hook gives those nodes",
+			 name);
+	return b.found ? -EINVAL : 0;
+}
+
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config)
 {
@@ -179,7 +261,9 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
 		return -EINVAL;
 	}
-	r = gp_hook_check_rules(lxc_config, gp_cgroup_layout(), &plan);
+	r = check_recipe_binds(root, name, lxc_config, &plan);
+	if (r == 0)
+		r = gp_hook_check_rules(lxc_config, gp_cgroup_layout(), &plan);
 	if (r < 0)
 		return r;
 	return write_state(gp_plan_path(root, name), gp_plan_format(&plan));

@@ -110,7 +110,9 @@ static int open_target(int dirfd, const char *base, const char *name, bool *crea
 	return fd;
 refuse:
 	gp_error("/dev/%s in the container cannot be a mount target (%s): it must be absent, a "
-		 "plain file or a device node, not a link, directory, socket, FIFO or mount point",
+		 "plain file or a device node, not a link, directory, socket, FIFO or mount point "
+		 "(a bind of the container's config, or another GPU hook? gpu-provision check "
+		 "names such lines)",
 		 name, strerror(errno));
 	return -errno;
 }

@@ -169,12 +169,13 @@ static void set_major(struct gp_majors *m, const char *name, unsigned int major)
 		m->nvswitch = major;
 }
 
-int gp_parse_devices(const char *buf, struct gp_majors *majors)
+/* Calls fn for each "MAJOR NAME" line of /proc/devices' character section; -EINVAL without it. */
+static int for_char_majors(const char *buf,
+			   void (*fn)(unsigned int major, const char *name, void *u), void *u)
 {
 	const char *pos = strstr(buf, "Character devices:"), *end = buf + strlen(buf), *line;
 	size_t n;
 
-	memset(majors, 0, sizeof(*majors));
 	if (!pos)
 		return -EINVAL;
 	gp_line_next(&pos, end, &line, &n); /* the heading */
@@ -184,9 +185,45 @@ int gp_parse_devices(const char *buf, struct gp_majors *majors)
 		char name[64];
 
 		if (sscanf(line, "%u %63s", &major, name) == 2)
-			set_major(majors, name, major);
+			fn(major, name, u);
 	}
 	return 0;
+}
+
+static void add_major(unsigned int major, const char *name, void *u)
+{
+	set_major(u, name, major);
+}
+
+int gp_parse_devices(const char *buf, struct gp_majors *majors)
+{
+	memset(majors, 0, sizeof(*majors));
+	return for_char_majors(buf, add_major, majors);
+}
+
+struct major_name {
+	unsigned int major;
+	char *name;
+	size_t size;
+	bool found;
+};
+
+static void match_major(unsigned int major, const char *name, void *u)
+{
+	struct major_name *m = u;
+
+	if (major == m->major && !m->found) {
+		snprintf(m->name, m->size, "%s", name);
+		m->found = true;
+	}
+}
+
+int gp_parse_major_name(const char *buf, unsigned int major, char *name, size_t size)
+{
+	struct major_name m = { major, name, size, false };
+	int r = for_char_majors(buf, match_major, &m);
+
+	return r < 0 ? r : m.found ? 0 : -ENOENT;
 }
 
 static int caps_table_add(struct gp_caps_table *caps, const char *name, unsigned int minor)

@@ -31,14 +31,29 @@ static bool is_key_char(char ch)
 	return isalnum((unsigned char)ch) || ch == '_' || ch == '.' || ch == '-';
 }
 
-/* "key: value": the key's length, or 0 when the line is not one. */
-static size_t key_length(const char *line, size_t n)
+/*
+ * "key: value", or "lxc.key = value" as Proxmox also reads raw keys: the key's length,
+ * 0 when the line is neither; *value_at is where the value starts (before its blanks).
+ */
+static size_t key_length(const char *line, size_t n, size_t *value_at)
 {
-	size_t k = 0;
+	size_t k = 0, s;
 
 	while (k < n && is_key_char(line[k]))
 		k++;
-	return k > 0 && k < n && line[k] == ':' ? k : 0;
+	if (k == 0 || k >= n)
+		return 0;
+	if (line[k] == ':') {
+		*value_at = k + 1;
+		return k;
+	}
+	for (s = k; s < n && (line[s] == ' ' || line[s] == '\t');)
+		s++;
+	if (k > 4 && strncmp(line, "lxc.", 4) == 0 && s < n && line[s] == '=') {
+		*value_at = s + 1;
+		return k;
+	}
+	return 0;
 }
 
 struct parse_state {
@@ -65,7 +80,7 @@ static int check_line(const char *line, size_t n, size_t off, void *u)
 		}
 		return 0;
 	}
-	return key_length(line, n) ? 0 : -EINVAL;
+	return key_length(line, n, &(size_t){ 0 }) ? 0 : -EINVAL;
 }
 
 int gp_pveconf_parse(const char *buf, size_t len, struct gp_pveconf *c)
@@ -80,20 +95,27 @@ int gp_pveconf_parse(const char *buf, size_t len, struct gp_pveconf *c)
 	return r;
 }
 
-/* Splits "key: value" into trimmed parts, in copies. */
+/* Splits "key: value" (or "lxc.key = value") into trimmed parts, in copies. */
 static bool split(const char *line, size_t n, char *key, size_t ksize, char *value, size_t vsize)
 {
-	size_t k = key_length(line, n);
+	size_t at, k = key_length(line, n, &at);
 	char tmp[LINE_MAX_LEN + 1];
 
-	if (!k || k >= ksize || n - k - 1 >= vsize)
+	if (!k || k >= ksize || n - at >= vsize)
 		return false;
 	memcpy(key, line, k);
 	key[k] = '\0';
-	memcpy(tmp, line + k + 1, n - k - 1);
-	tmp[n - k - 1] = '\0';
+	memcpy(tmp, line + at, n - at);
+	tmp[n - at] = '\0';
 	snprintf(value, vsize, "%s", gp_strtrim(tmp));
 	return true;
+}
+
+/* The public face of split for one line: false when it is no "key: value" line. */
+bool gp_pveconf_split(const char *line, size_t n, char *key, size_t ksize, char *value,
+		      size_t vsize)
+{
+	return n <= LINE_MAX_LEN && split(line, n, key, ksize, value, vsize);
 }
 
 struct get_state {

@@ -19,6 +19,13 @@ struct gp_pveconf {
 	unsigned int bad_line; /* set by parse on -EINVAL */
 };
 
+/*
+ * Splits one line of n bytes, "key: value" or "lxc.key = value" (both read by Proxmox),
+ * into trimmed copies: false for anything else or what does not fit.
+ */
+bool gp_pveconf_split(const char *line, size_t n, char *key, size_t ksize, char *value,
+		      size_t vsize);
+
 /* Checks every line (blank, "#..." comment, "[name]", "key: value"); -EINVAL names the line. */
 int gp_pveconf_parse(const char *buf, size_t len, struct gp_pveconf *c);
 

@@ -25,7 +25,7 @@ static int attach_opts_of_cli(const struct gp_cli *cli, const char *verb, struct
 {
 	if (cli->nargs != 2) {
 		gp_error("usage: gpu-provision %s NAME%s", verb,
-			 strcmp(verb, "attach") == 0 ? " [--gpus SEL] [--caps CAPS]" : "");
+			 strcmp(verb, "detach") != 0 ? " [--gpus SEL] [--caps CAPS]" : "");
 		return -EINVAL;
 	}
 	if (!gp_name_is_valid(cli->args[1])) {
@@ -59,14 +59,9 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
 				      .dry_run = cli->dry_run };
 }
 
-int gp_cmd_attach(const struct gp_cli *cli)
+/* attach and adopt: the options both take, checked alike. */
+static int check_attach_options(const struct gp_cli *cli)
 {
-	struct gp_attach_opts o;
-	char hook[PATH_MAX];
-	int r = attach_opts_of_cli(cli, "attach", &o, hook, sizeof(hook));
-
-	if (r < 0)
-		return gp_exit_code(r);
 	if (cli->mode && strcmp(cli->mode, "hook") && strcmp(cli->mode, "devn")) {
 		gp_error("--mode \"%s\": use hook or devn", cli->mode);
 		return GP_EXIT_USAGE;
@@ -79,7 +74,31 @@ int gp_cmd_attach(const struct gp_cli *cli)
 		gp_error("--caps needs --gpus too");
 		return GP_EXIT_USAGE;
 	}
-	return gp_exit_code(gp_attach(&o, NULL));
+	return 0;
+}
+
+int gp_cmd_attach(const struct gp_cli *cli)
+{
+	struct gp_attach_opts o;
+	char hook[PATH_MAX];
+	int r = attach_opts_of_cli(cli, "attach", &o, hook, sizeof(hook));
+
+	if (r < 0)
+		return gp_exit_code(r);
+	r = check_attach_options(cli);
+	return r ? r : gp_exit_code(gp_attach(&o, NULL));
+}
+
+int gp_cmd_adopt(const struct gp_cli *cli)
+{
+	struct gp_attach_opts o;
+	char hook[PATH_MAX];
+	int r = attach_opts_of_cli(cli, "adopt", &o, hook, sizeof(hook));
+
+	if (r < 0)
+		return gp_exit_code(r);
+	r = check_attach_options(cli);
+	return r ? r : gp_exit_code(gp_adopt(&o));
 }
 
 int gp_cmd_detach(const struct gp_cli *cli)

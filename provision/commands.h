@@ -55,6 +55,7 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
  * failed. */
 int gp_cmd_host(const struct gp_cli *cli);
 int gp_cmd_attach(const struct gp_cli *cli);
+int gp_cmd_adopt(const struct gp_cli *cli);
 int gp_cmd_detach(const struct gp_cli *cli);
 int gp_cmd_prepare(const struct gp_cli *cli);
 int gp_cmd_probe(const struct gp_cli *cli);

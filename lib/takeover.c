@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Recipe lines met by attach (refused, each named) and by adopt (taken over). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attach.h"
+#include "check.h"
+#include "host.h"
+#include "takeover.h"
+#include "util.h"
+
+static void say_lines(const struct gp_takeover *t, bool (*pick)(const struct gp_recipe_line *))
+{
+	char at[1024];
+
+	for (size_t i = 0; i < t->rec->n; i++) {
+		if (!pick(&t->rec->v[i]))
+			continue;
+		gp_check_line(t->rec->cfg, t->rec->v[i].cfg, at, sizeof(at));
+		gp_error("  %s", at);
+	}
+}
+
+static bool gives_now(const struct gp_recipe_line *l)
+{
+	return gp_recipe_gives_nodes(l) && !l->cfg->pending;
+}
+
+static bool kept_giver(const struct gp_recipe_line *l)
+{
+	return gives_now(l) && !l->removable;
+}
+
+static size_t count(const struct gp_takeover *t, bool (*pick)(const struct gp_recipe_line *))
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->rec->n; i++)
+		n += pick(&t->rec->v[i]);
+	return n;
+}
+
+/* attach: a config that gives NVIDIA nodes by hand is not edited into one that clashes. */
+static int refuse_for_attach(const struct gp_attach_opts *o, const struct gp_takeover *t)
+{
+	size_t n = count(t, gives_now);
+
+	if (n == 0)
+		return 0;
+	gp_error("%s already gives NVIDIA nodes itself (%zu line(s)); gpu-hook's start would "
+		 "clash with them:",
+		 t->rec->cfg->files[0], n);
+	say_lines(t, gives_now);
+	gp_error("take them over with \"gpu-provision adopt %s --dry-run\", then \"gpu-provision "
+		 "adopt %s\"",
+		 o->name, o->name);
+	return -EINVAL;
+}
+
+static int choose_lines(const struct gp_takeover *t, struct gp_takeover *out)
+{
+	for (size_t i = 0; i < t->rec->n; i++) {
+		const struct gp_recipe_line *l = &t->rec->v[i];
+		char text[1024];
+
+		if (!l->removable)
+			continue;
+		gp_cfgline_text(t->rec->cfg, l->cfg, text, sizeof(text));
+		if (!(out->remove[out->nremove] = strdup(text)))
+			return -ENOMEM;
+		out->nremove++;
+	}
+	return 0;
+}
+
+static bool gives(const struct gp_takeover *t, const char *prefix, bool exists)
+{
+	for (size_t i = 0; i < t->rec->n; i++) {
+		const struct gp_recipe_line *l = &t->rec->v[i];
+
+		if ((l->kind == GP_RECIPE_BIND || l->kind == GP_RECIPE_DEVN) &&
+		    strncmp(l->node, prefix, strlen(prefix)) == 0 && (!exists || l->node_exists))
+			return true;
+	}
+	return false;
+}
+
+/* adopt: every line that gives nodes must go, and the GPUs they gave must be known. */
+static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *host,
+			 struct gp_takeover *t)
+{
+	int r;
+
+	if (count(t, kept_giver)) {
+		gp_error("these lines give NVIDIA nodes where adopt does not edit; take them out "
+			 "there, then adopt %s again:",
+			 o->name);
+		say_lines(t, kept_giver);
+		return -EINVAL;
+	}
+	if (!count(t, gives_now) && !o->gpus) {
+		gp_error("%s gives no NVIDIA node by hand: nothing to adopt; gpu-provision attach "
+			 "%s --gpus SEL gives it GPUs",
+			 t->rec->cfg->files[0], o->name);
+		return -EINVAL;
+	}
+	r = choose_lines(t, t);
+	if (gives(t, "nvidia-modeset", true))
+		snprintf(t->capabilities, sizeof(t->capabilities), "compute, utility, display");
+	t->mig = gives(t, "nvidia-caps", false);
+	if (r < 0 || o->gpus)
+		return r;
+	r = gp_recipe_selection(t->rec, host, t->gpus, sizeof(t->gpus));
+	if (r == -ENOENT)
+		gp_error("the lines of %s name no GPU (only nvidiactl, uvm or rules): give --gpus",
+			 t->rec->cfg->files[0]);
+	return r < 0 ? -EINVAL : 0;
+}
+
+int gp_takeover_read(const struct gp_attach_opts *o, const char *config, bool pve,
+		     const char *applied, struct gp_takeover *t)
+{
+	struct gp_host host;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	t->rec = calloc(1, sizeof(*t->rec));
+	if (!t->rec)
+		return -ENOMEM;
+	r = gp_host_read(o->root, 0, &host);
+	if (r < 0)
+		return r;
+	r = gp_recipe_read(o->root, &host, config, pve, applied, t->rec);
+	if (r == 0)
+		r = o->adopt ? prepare_adopt(o, &host, t) : refuse_for_attach(o, t);
+	gp_host_free(&host);
+	return r;
+}
+
+void gp_takeover_free(struct gp_takeover *t)
+{
+	for (size_t i = 0; i < t->nremove; i++)
+		free(t->remove[i]);
+	if (t->rec)
+		gp_recipe_free(t->rec);
+	free(t->rec);
+	memset(t, 0, sizeof(*t));
+}
+
+void gp_takeover_print_left(const struct gp_takeover *t, FILE *out)
+{
+	char at[1024];
+
+	if (t->mig)
+		fprintf(out,
+			"note: it gave /dev/nvidia-caps, whose MIG capabilities a recipe does "
+			"not name: give --caps (mig-config, gpuM/giG/ciC) if it runs MIG work\n");
+	for (size_t i = 0; i < t->rec->n; i++) {
+		const struct gp_recipe_line *l = &t->rec->v[i];
+
+		if (l->removable)
+			continue;
+		gp_check_line(t->rec->cfg, l->cfg, at, sizeof(at));
+		fprintf(out, "left alone: %s (%s)\n", at,
+			l->why ? l->why : "not sure it is NVIDIA's");
+	}
+}
