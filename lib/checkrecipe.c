@@ -242,8 +242,9 @@ static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
 	struct gp_finding *x;
 	size_t len = 0, n = 0;
 
-	if ((l->kind != GP_RECIPE_RULE && l->kind != GP_RECIPE_OPEN_ALL) || l->cfg->pending ||
-	    strncmp(l->cfg->key, prefix, strlen(prefix)) != 0)
+	/* Wildcards only: an exact minor says which GPU the container is meant to have. */
+	if ((l->kind != GP_RECIPE_RULE && l->kind != GP_RECIPE_OPEN_ALL) || l->rule.minor >= 0 ||
+	    l->cfg->pending || strncmp(l->cfg->key, prefix, strlen(prefix)) != 0)
 		return;
 	for (size_t i = 0; i < h->ngpus; i++) {
 		struct gp_node node = { .major = GP_MAJOR_NVIDIA, .minor = h->gpus[i].minor };

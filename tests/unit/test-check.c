@@ -296,35 +296,40 @@ static void cgroup_keys(void **state)
 	copy_fixture("h200-580-open");
 	pve_config("arch: amd64\nlxc.cgroup.devices.allow: c 195:0 rwm\n"
 		   "lxc.cgroup.devices.allow: c 195:255 rwm\n");
-	assert_ids(CT(), "cgroup-v1-keys", NULL); /* once for the config */
-	assert_ids(run("101", GP_CG_V1), NULL);
+	assert_ids(CT(), "cgroup-v1-keys", "recipe-lines", NULL); /* once for the config */
+	assert_ids(run("101", GP_CG_V1), "recipe-lines", NULL);
 	pve_config("arch: amd64\nlxc.cgroup2.devices.allow: c 195:0 rwm\n");
-	assert_ids(CT(), NULL);
+	assert_ids(CT(), "recipe-lines", NULL);
 	/* Both keys for the same rule, as LXC's common.conf has them: nothing to say. */
 	pve_config("lxc.cgroup.devices.deny: a\nlxc.cgroup2.devices.deny: a\n");
 	assert_ids(CT(), NULL);
 	pve_config("lxc.cgroup.devices.deny: a\nlxc.cgroup2.devices.allow: a\n");
-	assert_ids(CT(), "cgroup-v1-keys", NULL);
+	assert_ids(CT(), "cgroup-v1-keys", "rule-opens-gpus", NULL);
 	cleanup();
 }
 
 static void mount_entries(void **state)
 {
 	(void)state;
-	copy_fixture("h200-580-open");
+	host_fixture("h200-580-open", NULL);
 	pve_config(
-	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,optional,create=file\n");
-	assert_ids(CT(), "optional-mount", NULL);
-	pve_config("lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,create=file\n");
-	assert_ids(CT(), NULL);
+	    "lxc.cgroup2.devices.allow: c 238:* rwm\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,optional,create=file\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm-tools dev/nvidia-uvm-tools none bind,create=file\n");
+	assert_ids(CT(), "optional-mount", "recipe-lines", NULL);
+	pve_config(
+	    "lxc.cgroup2.devices.allow: c 238:* rwm\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm-tools dev/nvidia-uvm-tools none bind,create=file\n");
+	assert_ids(CT(), "recipe-lines", NULL);
 	pve_config("lxc.mount.entry: /dev/fuse dev/fuse none bind,optional,create=file\n");
 	assert_ids(CT(), NULL);
-	pve_config("dev0: /dev/nvidia0,mode=0666\nlxc.mount.entry: /dev/nvidia0 dev/nvidia0 none "
-		   "bind,create=file\n");
-	assert_ids(CT(), "pve-duplicate", NULL);
+	pve_config("lxc.cgroup2.devices.allow: c 195:0 rwm\ndev0: /dev/nvidia0,mode=0666\n"
+		   "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n");
+	assert_ids(CT(), "pve-duplicate", "recipe-lines", NULL);
 	pve_config("dev0: /dev/nvidia0,mode=0666\nlxc.mount.entry: /dev/nvidia1 dev/nvidia1 none "
 		   "bind,create=file\n");
-	assert_ids(CT(), NULL);
+	assert_ids(CT(), "recipe-lines", "recipe-node-missing", NULL); /* one GPU here */
 	cleanup();
 }
 
@@ -373,6 +378,7 @@ static void hooks(void **state)
 	assert_ids(CT(), NULL);
 	ini("[gpu]\ndevices = 0\nmode = devn\n"); /* Proxmox's devN lines: no hook wanted */
 	pve_config("arch: amd64\ndev0: /dev/nvidia0\n");
+	put_file("/etc/gpu-provision/101.applied", "dev0: /dev/nvidia0\n"); /* attach's own */
 	assert_ids(CT(), NULL);
 	cleanup();
 }
@@ -394,6 +400,58 @@ static void refused_ini(void **state)
 	HOST(); /* the host's file is checked first */
 	assert_string_equal(found.v[0].id, "ini-invalid");
 	assert_non_null(strstr(found.v[0].evidence, "gpu-provision.conf:2: disable_hmm is"));
+	cleanup();
+}
+
+/* The lines a recipe wrote, each judged against today's host, with file:line. */
+static void recipe_lines(void **state)
+{
+	static const char nodes[] =
+	    "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,create=file\n";
+
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	/* The classic: a wildcard on 195 and uvm's major of another driver. */
+	put_file("/etc/pve/lxc/101.conf", "arch: amd64\nlxc.cgroup2.devices.allow: c 195:* rwm\n"
+					  "lxc.cgroup2.devices.allow: c 509:* rwm\n");
+	assert_ids(CT(), "recipe-lines", "rule-stale", "rule-opens-gpus", NULL);
+	assert_non_null(strstr(finding(&found, "rule-opens-gpus")->summary, "0 (0000:00:06.0)"));
+	assert_non_null(strstr(finding(&found, "rule-stale")->evidence,
+			       "101.conf:3: lxc.cgroup2.devices.allow: c "
+			       "509:* rwm; today nvidia is 195, nvidia-uvm "
+			       "238"));
+	/* uvm bound without its rule (cuInit 999), and without uvm-tools. */
+	put_file("/etc/pve/lxc/101.conf", nodes);
+	assert_ids(CT(), "recipe-lines", "recipe-rule-missing", "recipe-rule-missing",
+		   "recipe-rule-missing", "uvm-tools-missing", NULL);
+	/* Near: an unprivileged Proxmox container has "a" from Proxmox: rules restrict nothing. */
+	put_file(
+	    "/etc/pve/lxc/101.conf",
+	    "unprivileged: 1\nlxc.cgroup2.devices.allow: c 195:* rwm\n"
+	    "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm-tools dev/nvidia-uvm-tools none bind,create=file\n");
+	assert_ids(CT(), "recipe-lines", NULL);
+	/* Another GPU tool's hook, and a node from it gone. */
+	put_file("/etc/pve/lxc/101.conf", "lxc.hook.mount: /usr/share/lxc/hooks/nvidia\n"
+					  "lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n"
+					  "lxc.mount.entry: /dev/nvidia-modeset dev/nvidia-modeset "
+					  "none bind,optional,create=file\n");
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "recipe-node-missing", NULL);
+	/* Pending changes are not today's config. */
+	put_file("/etc/pve/lxc/101.conf", "arch: amd64\n\n[pve:pending]\ndev0: /dev/nvidia7\n");
+	assert_ids(CT(), NULL);
+	/* With gpu-hook attached, a recipe's bind is in the hook's way. */
+	put_file("/etc/gpu-provision/101.ini", "[gpu]\ndevices = 0\n");
+	put_file("/etc/pve/lxc/101.conf",
+		 "lxc.hook.pre-start: /bin/true gpu-hook\n"
+		 "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
+		 "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n");
+	assert_ids(CT(), "recipe-conflict", NULL);
+	assert_non_null(strstr(finding(&found, "recipe-conflict")->evidence,
+			       "101.conf:3: lxc.mount.entry: /dev/nvidia0"));
 	cleanup();
 }
 
@@ -445,13 +503,14 @@ static void stale_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(driver),	 cmocka_unit_test(excluded_gpu),
-		cmocka_unit_test(gsp_firmware),	 cmocka_unit_test(uvm_and_hmm),
-		cmocka_unit_test(host_nodes),	 cmocka_unit_test(daemons),
-		cmocka_unit_test(kernel_log),	 cmocka_unit_test(cgroup_keys),
-		cmocka_unit_test(mount_entries), cmocka_unit_test(unprivileged_mode),
-		cmocka_unit_test(hooks),	 cmocka_unit_test(stale_rules),
-		cmocka_unit_test(refused_ini),	 cmocka_unit_test(missing_container),
+		cmocka_unit_test(recipe_lines),	     cmocka_unit_test(driver),
+		cmocka_unit_test(excluded_gpu),	     cmocka_unit_test(gsp_firmware),
+		cmocka_unit_test(uvm_and_hmm),	     cmocka_unit_test(host_nodes),
+		cmocka_unit_test(daemons),	     cmocka_unit_test(kernel_log),
+		cmocka_unit_test(cgroup_keys),	     cmocka_unit_test(mount_entries),
+		cmocka_unit_test(unprivileged_mode), cmocka_unit_test(hooks),
+		cmocka_unit_test(stale_rules),	     cmocka_unit_test(refused_ini),
+		cmocka_unit_test(missing_container),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }
