@@ -482,7 +482,7 @@ static int plan_attach(const struct gp_attach_opts *o, struct attach_run *a)
 		r = read_applied(o, &a->old);
 	if (r == 0)
 		r = take_over(o, &a->t, &a->old, &a->tk, &a->recipe);
-	if (r == 0 && o->adopt && !o->gpus)
+	if (r == 0 && o->adopt && !o->gpus && a->tk.gpus[0])
 		with.gpus = a->tk.gpus;
 	if (r == 0 && o->adopt && !o->capabilities && a->tk.capabilities[0])
 		with.capabilities = a->tk.capabilities;
@@ -522,7 +522,9 @@ static void adopt_print_diff(const struct gp_attach_opts *o, const struct attach
 	_cleanup_free_ char *ini = gp_ctconf_format(&a->conf);
 
 	printf("adopt %s: GPUs %s (%s)\n", o->name, a->conf.devices,
-	       o->gpus ? "--gpus" : "the GPUs its lines gave");
+	       o->gpus	       ? "--gpus"
+	       : a->tk.gpus[0] ? "the GPUs its lines gave"
+			       : "its ini's");
 	printf("--- %s\n+++ %s (adopted)\n", a->t.config, a->t.config);
 	for (size_t i = 0; i < a->recipe.n; i++)
 		printf("-%s\n", a->recipe.v[i]);

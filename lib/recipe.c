@@ -183,26 +183,34 @@ static bool classify_first(const char *root, const struct gp_host *host, const s
  * Second pass, knowing whether the config gives NVIDIA nodes: a rule on a major no
  * device has today is an NVIDIA major gone stale; one another device has now, maybe.
  */
+/* The majors Linux gives out dynamically, where NVIDIA's modules get theirs. */
+static bool dynamic_major(long major)
+{
+	return (major >= 234 && major <= 254) || (major >= 384 && major <= 511);
+}
+
+/*
+ * Second pass, knowing whether the config gives NVIDIA nodes: a rule on a dynamic major
+ * no device has today is an NVIDIA major gone stale; one another device has now, maybe.
+ */
 static bool classify_second(const struct gp_recipe *r, const struct gp_cfgline *c, bool evidence,
 			    struct gp_recipe_line *l)
 {
 	char owner[64];
 
 	if (is_allow_key(c->key) && gp_cg_rule_parse(c->value, &l->rule) == 0 &&
-	    l->rule.type == 'c' && l->rule.major > 0 && (l->rule.r || l->rule.w) && evidence) {
+	    l->rule.type == 'c' && dynamic_major(l->rule.major) && (l->rule.r || l->rule.w) &&
+	    evidence) {
 		if (gp_parse_major_name(r->devices, (unsigned int)l->rule.major, owner,
 					sizeof(owner)) == -ENOENT) {
 			l->kind = GP_RECIPE_RULE;
 			l->stale = true;
 			return true;
 		}
-		if (l->rule.major >= 234) { /* the dynamic majors NVIDIA's modules get */
-			l->kind = GP_RECIPE_UNSURE;
-			l->why = "its major belongs to another device today: was it NVIDIA's "
-				 "once? take it out yourself if so";
-			return true;
-		}
-		return false;
+		l->kind = GP_RECIPE_UNSURE;
+		l->why = "its major belongs to another device today: was it NVIDIA's once? take "
+			 "it out yourself if so";
+		return true;
 	}
 	if (!mentions_nvidia(c))
 		return false;

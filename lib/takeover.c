@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attach.h"
 #include "check.h"
 #include "host.h"
+#include "paths.h"
 #include "takeover.h"
 #include "util.h"
 
@@ -74,6 +76,13 @@ static int choose_lines(const struct gp_takeover *t, struct gp_takeover *out)
 	return 0;
 }
 
+static bool has_ini(const struct gp_attach_opts *o)
+{
+	_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
+
+	return path && access(path, F_OK) == 0;
+}
+
 static bool gives(const struct gp_takeover *t, const char *prefix, bool exists)
 {
 	for (size_t i = 0; i < t->rec->n; i++) {
@@ -109,8 +118,8 @@ static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *h
 	if (gives(t, "nvidia-modeset", true))
 		snprintf(t->capabilities, sizeof(t->capabilities), "compute, utility, display");
 	t->mig = gives(t, "nvidia-caps", false);
-	if (r < 0 || o->gpus)
-		return r;
+	if (r < 0 || o->gpus || has_ini(o))
+		return r; /* an attached container keeps its ini's selection */
 	r = gp_recipe_selection(t->rec, host, t->gpus, sizeof(t->gpus));
 	if (r == -ENOENT)
 		gp_error("the lines of %s name no GPU (only nvidiactl, uvm or rules): give --gpus",
