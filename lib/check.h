@@ -36,6 +36,9 @@ void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f);
  */
 int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
 
+/* True when the container has an ini, or its config gives it NVIDIA nodes by hand. */
+bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name);
+
 /*
  * The driver's user space of a container (lib/checkdriver.c): what its ini (conf, merged
  * with the host's defaults) asks to inject against the host's files, and the driver

@@ -335,3 +335,23 @@ int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct 
 		gp_error("no config for container \"%s\" (%s)", name, path[0] ? path : "liblxc");
 	return r < 0 ? r : check_config(ctx, name, path, f);
 }
+
+bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name)
+{
+	_cleanup_free_ char *ini = gp_ini_path(ctx->confdir, name);
+	struct gp_recipe *rec;
+	char path[PATH_MAX];
+	bool gives = false;
+
+	if (ini && access(ini, F_OK) == 0)
+		return true;
+	if (config_path(ctx, name, path, sizeof(path)) < 0 || !(rec = malloc(sizeof(*rec))))
+		return false;
+	if (gp_recipe_read(ctx->root, &ctx->hs.host, path, ctx->pve, NULL, rec) == 0) {
+		for (size_t i = 0; i < rec->n && !gives; i++)
+			gives = gp_recipe_gives_nodes(&rec->v[i]) && !rec->v[i].cfg->pending;
+		gp_recipe_free(rec);
+	}
+	free(rec);
+	return gives;
+}

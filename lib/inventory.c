@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Which containers have GPUs, and what their last probe said. */
 #include <dirent.h>
+#include <lxc/lxccontainer.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -37,6 +38,53 @@ int gp_inventory_names(const char *confdir, char ***names)
 	}
 	free(list);
 	return *names ? n : -ENOMEM;
+}
+
+static int pve_id(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 5 && n < 16 && strcmp(e->d_name + n - 5, ".conf") == 0 &&
+	       strspn(e->d_name, "0123456789") == n - 5;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int pve_containers(const char *root, char ***names)
+{
+	_cleanup_free_ char *dir = gp_path(root, "/etc/pve/lxc");
+	struct dirent **list = NULL;
+	int n = dir ? scandir(dir, &list, pve_id, alphasort) : -1;
+
+	*names = NULL;
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	*names = calloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		if (*names)
+			(*names)[i] = strndup(list[i]->d_name, strlen(list[i]->d_name) - 5);
+		free(list[i]);
+	}
+	free(list);
+	return *names ? n : -ENOMEM;
+}
+
+int gp_inventory_containers(const char *root, const char *lxcpath, bool pve, char ***names)
+{
+	int n;
+
+	if (pve)
+		return pve_containers(root, names);
+	n = list_defined_containers(lxcpath ? lxcpath : lxc_get_global_config_item("lxc.lxcpath"),
+				    names, NULL);
+	if (n < 0)
+		return -EIO;
+	if (n > 0)
+		qsort(*names, (size_t)n, sizeof(char *), by_name);
+	return n;
 }
 
 void gp_inventory_free(char **names, int n)

@@ -3,6 +3,7 @@
 #ifndef GP_INVENTORY_H
 #define GP_INVENTORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -11,6 +12,13 @@
  */
 int gp_inventory_names(const char *confdir, char ***names);
 void gp_inventory_free(char **names, int n);
+
+/*
+ * Every container of the host, with GPUs or not: Proxmox VE's IDs (<root>/etc/pve/lxc/
+ * <id>.conf) when pve, else LXC's defined containers in lxcpath. Sorted; how many, or
+ * -errno.
+ */
+int gp_inventory_containers(const char *root, const char *lxcpath, bool pve, char ***names);
 
 /* The last probe's verdict of a container, kept in <root>/run/gpu-provision. */
 int gp_verdict_save(const char *root, const char *name, const char *status);

@@ -155,10 +155,42 @@ static void probe_all(const struct gp_cli *cli, struct gp_check_subject *subj, i
 	}
 }
 
-static int names(const struct gp_cli *cli, char ***list)
+static bool listed(char **list, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* --all: the containers with an ini, then those whose config gives GPUs by hand. */
+static int names_all(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char ***list)
+{
+	char **every = NULL, **grown;
+	int n = gp_inventory_names(cli->confdir, list), m;
+
+	if (n < 0)
+		return n;
+	m = gp_inventory_containers(ctx->root, cli->lxcpath, ctx->pve, &every);
+	for (int i = 0; i < m; i++) {
+		if (listed(*list, n, every[i]) || !gp_check_has_gpus(ctx, every[i]))
+			continue;
+		grown = realloc(*list, (size_t)(n + 2) * sizeof(char *));
+		if (!grown)
+			break;
+		*list = grown;
+		(*list)[n++] = every[i];
+		(*list)[n] = NULL;
+		every[i] = NULL;
+	}
+	gp_inventory_free(every, m);
+	return n;
+}
+
+static int names(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char ***list)
 {
 	if (cli->all)
-		return gp_inventory_names(cli->confdir, list);
+		return names_all(cli, ctx, list);
 	if (cli->nargs < 2) {
 		*list = NULL;
 		return 0;
@@ -216,7 +248,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 		return GP_EXIT_FAILED;
 	}
 	gp_check_host(&ctx, host);
-	n = names(cli, &list);
+	n = names(cli, &ctx, &list);
 	if (n < 0) /* the host is still reported; the exit says what failed */
 		gp_error_errno(n, "Failed to list the containers with an ini in \"%s\"",
 			       cli->confdir);
