@@ -25,6 +25,12 @@ static void at(const struct ctx *c, const struct gp_recipe_line *l, char *out, s
 	gp_check_line(c->rec->cfg, l->cfg, out, size);
 }
 
+/* How a finding on a line of Proxmox's pending section says so. */
+static const char *pending(const struct gp_recipe_line *l)
+{
+	return l->cfg->pending ? " (a pending change, applied at the next start)" : "";
+}
+
 static void fix_adopt(const struct ctx *c, struct gp_finding *x)
 {
 	GP_SET(x->fix,
@@ -39,11 +45,11 @@ static void check_stale(const struct ctx *c, const struct gp_recipe_line *l)
 	struct gp_finding *x;
 	char where[1024];
 
-	if (!l->stale || l->cfg->pending || !(x = gp_findings_add(c->f, GP_FINDING_RULE_STALE)))
+	if (!l->stale || !(x = gp_findings_add(c->f, GP_FINDING_RULE_STALE)))
 		return;
 	at(c, l, where, sizeof(where));
-	GP_SET(x->summary, "%s allows major %ld, which no device has today: a stale NVIDIA major",
-	       c->name, l->rule.major);
+	GP_SET(x->summary, "%s%s allows major %ld, which no device has today: a stale NVIDIA major",
+	       c->name, pending(l), l->rule.major);
 	GP_SET(x->evidence, "%s; today nvidia is %d, nvidia-uvm %u, nvidia-caps %u", where,
 	       GP_MAJOR_NVIDIA, m->uvm, m->caps);
 	fix_adopt(c, x);
@@ -55,14 +61,14 @@ static void check_node_missing(const struct ctx *c, const struct gp_recipe_line 
 	char where[1024];
 
 	if ((l->kind != GP_RECIPE_BIND && l->kind != GP_RECIPE_DEVN) || l->node_exists ||
-	    l->cfg->pending || !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_NODE_MISSING)))
+	    !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_NODE_MISSING)))
 		return;
 	at(c, l, where, sizeof(where));
 	if (l->kind == GP_RECIPE_DEVN)
 		GP_SET(x->summary,
-		       "%s gives /dev/%s, which the host lacks: Proxmox refuses the "
+		       "%s%s gives /dev/%s, which the host lacks: Proxmox refuses the "
 		       "start (\"Device does not exist\")",
-		       c->name, l->node);
+		       c->name, pending(l), l->node);
 	else if (l->optional)
 		GP_SET(x->summary,
 		       "%s binds /dev/%s with optional, and the host lacks it: the "

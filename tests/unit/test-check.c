@@ -440,9 +440,15 @@ static void recipe_lines(void **state)
 					  "lxc.mount.entry: /dev/nvidia-modeset dev/nvidia-modeset "
 					  "none bind,optional,create=file\n");
 	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "recipe-node-missing", NULL);
-	/* Pending changes are not today's config. */
-	put_file("/etc/pve/lxc/101.conf", "arch: amd64\n\n[pve:pending]\ndev0: /dev/nvidia7\n");
+	/* Pending changes are not today's config, but are said as what the next start gets. */
+	put_file("/etc/pve/lxc/101.conf", "arch: amd64\n\n[pve:pending]\ndev0: /dev/nvidia0\n");
 	assert_ids(CT(), NULL);
+	put_file("/etc/pve/lxc/101.conf", "arch: amd64\n\n[pve:pending]\ndev0: /dev/nvidia7\n");
+	assert_ids(CT(), "recipe-node-missing", NULL);
+	assert_non_null(
+	    strstr(finding(&found, "recipe-node-missing")->summary, "a pending change"));
+	assert_non_null(strstr(finding(&found, "recipe-node-missing")->evidence,
+			       "101.conf:4 (pending): dev0: /dev/nvidia7"));
 	/* With gpu-hook attached, a recipe's bind is in the hook's way. */
 	put_file("/etc/gpu-provision/101.ini", "[gpu]\ndevices = 0\n");
 	put_file("/etc/pve/lxc/101.conf",
