@@ -448,6 +448,8 @@ static int take_over(const struct gp_attach_opts *o, const struct gp_target *t,
 	_cleanup_free_ char *applied = lines_text(old);
 	int r;
 
+	if (o->assume_new)
+		return 0; /* create --dry-run: no config yet, no recipe in it */
 	if (!applied)
 		return -ENOMEM;
 	r = gp_takeover_read(o, t->config, t->kind == GP_TARGET_PVE, applied, tk);
@@ -486,6 +488,9 @@ static int plan_attach(const struct gp_attach_opts *o, struct attach_run *a)
 		with.gpus = a->tk.gpus;
 	if (r == 0 && o->adopt && !o->capabilities && a->tk.capabilities[0])
 		with.capabilities = a->tk.capabilities;
+	if (r == 0 && o->adopt && !o->inject && a->tk.inject)
+		with.inject =
+		    1; /* the recipe's hook gave the host's user space: so does the hook */
 	if (r == 0)
 		r = resolve(&with, &a->conf, &a->plan);
 	if (r == 0)

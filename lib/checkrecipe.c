@@ -55,6 +55,17 @@ static void check_stale(const struct ctx *c, const struct gp_recipe_line *l)
 	fix_adopt(c, x);
 }
 
+/* A bind's source as the config names it: /dev/NODE, or the copy elsewhere it binds. */
+static const char *shown(const struct ctx *c, const struct gp_recipe_line *l)
+{
+	static char out[sizeof(l->source) + 8];
+	size_t n = c->check->root && !gp_root_is_host(c->check->root) ? strlen(c->check->root) : 0;
+
+	snprintf(out, sizeof(out), "%s",
+		 n && strncmp(l->source, c->check->root, n) == 0 ? l->source + n : l->source);
+	return out;
+}
+
 static void check_node_missing(const struct ctx *c, const struct gp_recipe_line *l)
 {
 	struct gp_finding *x;
@@ -71,13 +82,13 @@ static void check_node_missing(const struct ctx *c, const struct gp_recipe_line 
 		       c->name, pending(l), l->node);
 	else if (l->optional)
 		GP_SET(x->summary,
-		       "%s binds /dev/%s with optional, and the host lacks it: the "
+		       "%s binds %s with optional, and the host lacks it: the "
 		       "container starts without it%s",
-		       c->name, l->node,
+		       c->name, shown(c, l),
 		       strncmp(l->node, "nvidia-uvm", 10) == 0 ? " and cuInit fails (999)" : "");
 	else
-		GP_SET(x->summary, "%s binds /dev/%s, which the host lacks: the start fails",
-		       c->name, l->node);
+		GP_SET(x->summary, "%s binds %s, which the host lacks: the start fails", c->name,
+		       shown(c, l));
 	GP_SET(x->evidence, "%s", where);
 	GP_SET(x->fix,
 	       "gpu-provision prepare makes the nodes now (its boot unit at every boot); "
@@ -132,37 +143,51 @@ static bool rules_matter(const struct ctx *c)
 	return !(c->rec->cfg->pve && c->rec->unprivileged);
 }
 
-/* The host node a bind names, as a gp_node (a directory: nvidia-caps' first cap). */
-static bool host_node(const struct ctx *c, const char *name, struct gp_node *n)
+/* The host node a bind gives, as a gp_node (a directory: nvidia-caps' first cap). */
+static bool host_node(const struct ctx *c, const struct gp_recipe_line *l, struct gp_node *n)
 {
-	_cleanup_free_ char *rel = NULL, *path = NULL;
 	struct stat st;
 
-	if (asprintf(&rel, "/dev/%s", name) < 0 || !(path = gp_path(c->check->root, rel)) ||
-	    lstat(path, &st) < 0)
+	if (lstat(l->source, &st) < 0)
 		return false;
-	snprintf(n->name, sizeof(n->name), "%s", name);
+	snprintf(n->name, sizeof(n->name), "%s", l->node);
 	n->major = S_ISCHR(st.st_mode) ? major(st.st_rdev) : c->check->hs.host.majors.caps;
 	n->minor = S_ISCHR(st.st_mode) ? minor(st.st_rdev) : 1;
 	return S_ISCHR(st.st_mode) || (S_ISDIR(st.st_mode) && n->major);
 }
 
-static void check_rule_missing(const struct ctx *c, const struct gp_cg_rules *rules,
-			       const struct gp_recipe_line *l)
+/* The nodes bound with no rule that lets the container open them: one finding for them all. */
+static void check_rule_missing(const struct ctx *c, const struct gp_cg_rules *rules)
 {
-	struct gp_finding *x;
-	struct gp_node n = { 0 };
-	char where[1024];
+	char nodes[160] = "", where[1024];
+	size_t len = 0, nlen = 0, n = 0;
+	struct gp_finding *x = NULL;
+	bool uvm = false;
 
-	if (l->kind != GP_RECIPE_BIND || !l->node_exists || l->cfg->pending || !rules_matter(c) ||
-	    !host_node(c, l->node, &n) || gp_cg_rules_allow(rules, &n) ||
-	    !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_RULE_MISSING)))
+	for (size_t i = 0; i < c->rec->n && rules_matter(c); i++) {
+		const struct gp_recipe_line *l = &c->rec->v[i];
+		struct gp_node node = { 0 };
+
+		if (l->kind != GP_RECIPE_BIND || !l->node_exists || l->cfg->pending ||
+		    !host_node(c, l, &node) || gp_cg_rules_allow(rules, &node) ||
+		    (!x && !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_RULE_MISSING))))
+			continue;
+		at(c, l, where, sizeof(where));
+		if (len < sizeof(x->evidence))
+			len += (size_t)snprintf(x->evidence + len, sizeof(x->evidence) - len,
+						"%s%s", n ? "; " : "", where);
+		if (nlen < sizeof(nodes))
+			nlen +=
+			    (size_t)snprintf(nodes + nlen, sizeof(nodes) - nlen, "%s%s (c %u:%u)",
+					     n ? ", " : "", l->node, node.major, node.minor);
+		uvm |= strcmp(l->node, "nvidia-uvm") == 0;
+		n++;
+	}
+	if (!x)
 		return;
-	at(c, l, where, sizeof(where));
-	GP_SET(x->summary, "%s binds /dev/%s but no %s rule lets it open c %u:%u%s", c->name,
-	       l->node, gp_cgroup_key_prefix(c->check->layout), n.major, n.minor,
-	       strncmp(l->node, "nvidia-uvm", 10) == 0 ? ": cuInit fails (999)" : "");
-	GP_SET(x->evidence, "%s", where);
+	GP_SET(x->summary, "%s binds %s, but no %s rule lets it open %s%s", c->name, nodes,
+	       gp_cgroup_key_prefix(c->check->layout), n > 1 ? "them" : "it",
+	       uvm ? ": cuInit fails (999)" : "");
 	fix_adopt(c, x);
 }
 
@@ -238,6 +263,14 @@ static bool rule_reaches(const struct gp_cg_rule *r, unsigned int minor)
 				  (r->minor < 0 || r->minor == (long)minor));
 }
 
+static bool any_chosen(const bool chosen[GP_MAX_GPUS], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (chosen[i])
+			return true;
+	return false;
+}
+
 /* A privileged container's rule that lets it open (after mknod) GPUs it is not meant to have. */
 static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
 			const bool chosen[GP_MAX_GPUS], const struct gp_recipe_line *l)
@@ -266,7 +299,14 @@ static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
 	if (!n || !(x = gp_findings_add(c->f, GP_FINDING_RULE_OPENS_GPUS)))
 		return;
 	at(c, l, where, sizeof(where));
-	GP_SET(x->summary, "%s can open %zu GPU(s) it is not meant to have: %s", c->name, n, list);
+	if (!any_chosen(chosen, h->ngpus))
+		GP_SET(x->summary,
+		       "%s can open every GPU of the host (%zu): neither an ini nor "
+		       "its binds say which it is meant to have",
+		       c->name, n);
+	else
+		GP_SET(x->summary, "%s can open %zu GPU(s) it is not meant to have: %s", c->name, n,
+		       list);
 	GP_SET(x->evidence, "%s; a privileged container can mknod any node its rules allow", where);
 	if (l->kind == GP_RECIPE_OPEN_ALL)
 		GP_SET(x->fix, "take the line out (it opens every device of the host); gpu-hook "
@@ -355,11 +395,11 @@ void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const str
 	for (size_t i = 0; i < rec->n; i++) {
 		check_stale(&c, &rec->v[i]);
 		check_node_missing(&c, &rec->v[i]);
-		check_rule_missing(&c, rules, &rec->v[i]);
 		check_other_hook(&c, &rec->v[i]);
 		if (!rec->unprivileged)
 			check_opens(&c, rules, chosen, &rec->v[i]);
 	}
+	check_rule_missing(&c, rules);
 	check_optional(&c);
 	check_uvm_tools(&c);
 	free(rules);

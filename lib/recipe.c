@@ -56,13 +56,20 @@ static const char *dev_node(const char *root, const char *path)
 	return starts_with(path, "/dev/nvidia") ? path + 5 : NULL;
 }
 
-static bool node_exists(const char *root, const char *node)
+/* The host's path of a bind's or devN's source: under root for /dev, else as written. */
+static void host_source(const char *root, const char *path, char *out, size_t size)
 {
-	_cleanup_free_ char *rel = NULL, *path = NULL;
+	_cleanup_free_ char *p = NULL;
+
+	if (strncmp(path, "/dev/", 5) == 0 && (p = gp_path(root, path)))
+		path = p;
+	snprintf(out, size, "%s", path);
+}
+
+static bool node_exists(const char *path)
+{
 	struct stat st;
 
-	if (asprintf(&rel, "/dev/%s", node) < 0 || !(path = gp_path(root, rel)))
-		return false;
 	return lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
@@ -77,19 +84,26 @@ static bool has_option(const char *options, const char *word)
 	return false;
 }
 
-/* lxc.mount.entry = SRC TARGET TYPE OPTIONS: a node bound onto its own name under dev/. */
+/*
+ * lxc.mount.entry = SRC TARGET TYPE OPTIONS: a node bound onto its own name under dev/,
+ * from /dev or from a copy elsewhere (both give the node gpu-hook would give).
+ */
 static bool classify_bind(const char *root, const struct gp_cfgline *c, struct gp_recipe_line *l)
 {
 	char src[256], target[256], type[64], options[256] = "";
 	const char *node, *t;
 
-	if (sscanf(c->value, "%255s %255s %63s %255s", src, target, type, options) < 3 ||
-	    !(node = dev_node(root, src)))
+	if (sscanf(c->value, "%255s %255s %63s %255s", src, target, type, options) < 3)
 		return false;
+	node = dev_node(root, src);
 	t = target[0] == '/' ? target + 1 : target;
-	snprintf(l->node, sizeof(l->node), "%s", node);
+	t = starts_with(t, "dev/") && node_known(t + 4) ? t + 4 : NULL;
+	if (!node && !t)
+		return false;
+	snprintf(l->node, sizeof(l->node), "%s", t ? t : node);
+	host_source(root, src, l->source, sizeof(l->source));
 	l->optional = has_option(options, "optional");
-	if (!node_known(node) || !starts_with(t, "dev/") || strcmp(t + 4, node) != 0) {
+	if (!t || (node && strcmp(node, t) != 0)) {
 		l->kind = GP_RECIPE_UNSURE;
 		l->why = "binds an NVIDIA path gpu-hook does not give, or onto another name";
 		return true;
@@ -110,6 +124,7 @@ static bool classify_devn(const char *root, const struct gp_cfgline *c, struct g
 	    sscanf(c->value, "%255[^,]", path) != 1 || !(node = dev_node(root, path)))
 		return false;
 	snprintf(l->node, sizeof(l->node), "%s", node);
+	host_source(root, path, l->source, sizeof(l->source));
 	l->kind = node_known(node) ? GP_RECIPE_DEVN : GP_RECIPE_UNSURE;
 	l->why = "gives an NVIDIA path gpu-hook does not give";
 	return true;
@@ -305,7 +320,7 @@ static void classify_all(const char *root, const struct gp_host *host, const cha
 		struct gp_recipe_line *x = &r->v[i];
 
 		if (x->kind == GP_RECIPE_BIND || x->kind == GP_RECIPE_DEVN)
-			x->node_exists = node_exists(root, x->node);
+			x->node_exists = node_exists(x->source);
 		decide_removal(r, x, hook);
 	}
 }

@@ -28,8 +28,9 @@ struct gp_recipe_line {
 	const struct gp_cfgline *cfg;
 	enum gp_recipe_kind kind;
 	char node[64];		/* BIND, DEVN: under /dev (nvidia0, nvidia-caps) */
+	char source[320];	/* BIND, DEVN: the host's path given (under root for /dev) */
 	bool optional;		/* BIND: "optional": a missing node is skipped silently */
-	bool node_exists;	/* BIND, DEVN: the host has the node today (under root) */
+	bool node_exists;	/* BIND, DEVN: source is a node (or directory) today */
 	struct gp_cg_rule rule; /* RULE, OPEN_ALL */
 	bool stale;		/* RULE: no device has its major today */
 	bool removable;		/* adopt takes it out */

@@ -95,6 +95,38 @@ static bool gives(const struct gp_takeover *t, const char *prefix, bool exists)
 	return false;
 }
 
+/*
+ * Another GPU tool's hook also gave the host's driver user space: the injection goes on
+ * doing so, with the capabilities its NVIDIA_DRIVER_CAPABILITIES named (the toolkit's words
+ * this tool knows; "all" for every one).
+ */
+static void hook_userspace(struct gp_takeover *t)
+{
+	static const char *const known[] = { "compute", "utility", "video", "graphics", "display" };
+	size_t len = 0;
+
+	for (size_t i = 0; i < t->rec->n; i++) {
+		const struct gp_recipe_line *l = &t->rec->v[i];
+		const char *v = l->cfg->value + strlen("NVIDIA_DRIVER_CAPABILITIES=");
+		char copy[256];
+
+		t->inject |= l->kind == GP_RECIPE_HOOK && l->removable;
+		if (l->kind != GP_RECIPE_ENV || !l->removable ||
+		    strncmp(l->cfg->value, "NVIDIA_DRIVER_CAPABILITIES=", 27) != 0)
+			continue;
+		snprintf(copy, sizeof(copy), "%s", v);
+		for (char *save = NULL, *w = strtok_r(copy, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save))
+			for (size_t k = 0; k < GP_ARRAY_SIZE(known); k++)
+				if ((strcmp(w, "all") == 0 || strcmp(w, known[k]) == 0) &&
+				    !strstr(t->capabilities, known[k]) &&
+				    len < sizeof(t->capabilities))
+					len += (size_t)snprintf(t->capabilities + len,
+								sizeof(t->capabilities) - len,
+								"%s%s", len ? ", " : "", known[k]);
+	}
+}
+
 /* adopt: every line that gives nodes must go, and the GPUs they gave must be known. */
 static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *host,
 			 struct gp_takeover *t)
@@ -115,7 +147,8 @@ static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *h
 		return -EINVAL;
 	}
 	r = choose_lines(t, t);
-	if (gives(t, "nvidia-modeset", true))
+	hook_userspace(t);
+	if (gives(t, "nvidia-modeset", true) && !t->capabilities[0])
 		snprintf(t->capabilities, sizeof(t->capabilities), "compute, utility, display");
 	t->mig = gives(t, "nvidia-caps", false);
 	if (r < 0 || o->gpus || has_ini(o))

@@ -20,6 +20,7 @@ struct gp_takeover {
 	char gpus[256];	       /* adopt: the selection the recipe gave */
 	char capabilities[64]; /* adopt: with display when it gave /dev/nvidia-modeset */
 	bool mig;	       /* adopt: it gave /dev/nvidia-caps, whose caps it cannot tell */
+	bool inject;	       /* adopt: another GPU tool's hook gave the driver's user space */
 };
 
 struct gp_attach_opts;
