@@ -126,7 +126,9 @@ expect "probe g3: findings" "error node-cgroup error uvm-blocked warning not-att
 say "gpu-provision check g3 (its config: the recipe's optional binds)"
 step gp check g3
 expect "check g3: exit" 1 "$rc"
-expect_count "check g3: optional-mount, one per bind" 3 '^  warning optional-mount: ' "$out"
+expect_grep "check g3: optional-mount, one for the 3 binds" '^  warning optional-mount: g3 binds 3 NVIDIA node' "$out"
+expect_grep "check g3: uvm bound without its rule, cuInit 999 foretold" \
+	"^  error recipe-rule-missing: g3 binds nvidia-uvm \(c $(major nvidia-uvm):0\), but no .* cuInit fails \(999\)" "$out"
 expect_grep "check g3: uvm-blocked" '^  error uvm-blocked: ' "$out"
 lxc-stop -P "$P" -n g3 -k
 
