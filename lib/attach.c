@@ -530,6 +530,7 @@ static void adopt_print_diff(const struct gp_attach_opts *o, const struct attach
 	       o->gpus	       ? "--gpus"
 	       : a->tk.gpus[0] ? "the GPUs its lines gave"
 			       : "its ini's");
+	printf("%s", a->tk.mapping);
 	printf("--- %s\n+++ %s (adopted)\n", a->t.config, a->t.config);
 	for (size_t i = 0; i < a->recipe.n; i++)
 		printf("-%s\n", a->recipe.v[i]);
@@ -543,25 +544,55 @@ static void adopt_print_diff(const struct gp_attach_opts *o, const struct attach
 }
 
 /* The config as it was before adopt, kept where later attaches do not overwrite it. */
+/*
+ * The config as this edit read it (the .gpu-provision.bak it just wrote, under the confdir
+ * lock), kept as <config>.gpu-provision-adopt.bak, or .1 to .9 beside an earlier one: a
+ * later attach overwrites .gpu-provision.bak, never these. The config's own mode.
+ */
+static int keep_before(const char *config, char **kept)
+{
+	_cleanup_free_ char *bak = NULL, *text = NULL;
+	struct stat st;
+	size_t len;
+	int r = asprintf(&bak, "%s.gpu-provision.bak", config) < 0 ? -ENOMEM : 0;
+
+	if (r == 0)
+		r = gp_read_file(bak, 1u << 20, &text, &len);
+	if (r == 0 && stat(config, &st) < 0)
+		r = -errno;
+	for (int i = 0; r == 0 && i < 10; i++) {
+		free(*kept);
+		if ((i ? asprintf(kept, "%s.gpu-provision-adopt.bak.%d", config, i)
+		       : asprintf(kept, "%s.gpu-provision-adopt.bak", config)) < 0) {
+			*kept = NULL;
+			return -ENOMEM;
+		}
+		r = gp_write_file_new(*kept, text, len, st.st_mode & 0777);
+		if (r != -EEXIST)
+			return r;
+		r = 0;
+	}
+	return r < 0 ? r : -EEXIST;
+}
+
 static int adopt_finish(const struct gp_attach_opts *o, const struct attach_run *a)
 {
-	_cleanup_free_ char *bak = NULL, *keep = NULL, *text = NULL;
-	size_t len;
-	int r;
+	_cleanup_free_ char *kept = NULL;
+	int r = 0;
 
-	if (asprintf(&bak, "%s.gpu-provision.bak", a->t.config) < 0 ||
-	    asprintf(&keep, "%s.gpu-provision-adopt.bak", a->t.config) < 0)
-		return -ENOMEM;
-	r = gp_read_file(bak, 1u << 20, &text, &len);
-	if (r == 0)
-		r = gp_write_file_atomic(keep, text, len, 0640, GP_DURABLE);
+	if (a->recipe.n)
+		r = keep_before(a->t.config, &kept);
 	if (r < 0)
-		return gp_error_errno(r, "adopted %s, but could not keep the old config as \"%s\"",
-				      o->name, keep);
-	printf("adopted %s: %zu recipe line(s) out, gpu-hook gives GPUs %s%s; the config "
-	       "before is kept as %s\n",
-	       o->name, a->recipe.n, a->conf.devices, a->t.running ? " from the next start" : "",
-	       keep);
+		return gp_error_errno(r,
+				      "adopted %s, but could not keep the config as it was before "
+				      "(%s.gpu-provision.bak holds it until the next edit)",
+				      o->name, a->t.config);
+	printf("adopted %s: %zu recipe line(s) out, gpu-hook gives GPUs %s%s", o->name, a->recipe.n,
+	       a->conf.devices, a->t.running ? " from the next start" : "");
+	if (kept)
+		printf("; the config before is kept as %s\n", kept);
+	else
+		printf("; no line of a recipe was there to take out\n");
 	if (a->conf.inject != GP_INJECT_YES)
 		printf("the container keeps its own driver user space (inject = no): gpu-provision "
 		       "check %s says whether it matches the host; attach %s --inject gives the "

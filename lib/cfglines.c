@@ -129,3 +129,16 @@ bool gp_cfgline_is(const struct gp_cfgline *l, const char *text)
 		return strcmp(l->key, key) == 0 && strcmp(l->value, value) == 0;
 	return gp_lxcconf_split(copy, &k, &v) && strcmp(l->key, k) == 0 && strcmp(l->value, v) == 0;
 }
+
+void gp_cfg_mount_target(const char *target, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (*target == '/' || (target[0] == '.' && target[1] == '/'))
+		target += *target == '/' ? 1 : 2;
+	for (; *target && n + 1 < size; target++)
+		if (!(*target == '/' && (target[1] == '/' || n == 0 || out[n - 1] == '/')))
+			out[n++] = *target;
+	if (size)
+		out[n] = '\0';
+}

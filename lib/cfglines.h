@@ -49,4 +49,10 @@ void gp_cfgline_text(const struct gp_cfglines *c, const struct gp_cfgline *l, ch
 /* True when the line's key and value are those of text (either syntax, blanks aside). */
 bool gp_cfgline_is(const struct gp_cfgline *l, const char *text);
 
+/*
+ * An lxc.mount.entry's target as a path under the rootfs, as LXC reads it: no leading
+ * "/" or "./", no doubled "/" ("/dev//nvidia0" is "dev/nvidia0"). Into out (size bytes).
+ */
+void gp_cfg_mount_target(const char *target, char *out, size_t size);
+
 #endif

@@ -215,6 +215,8 @@ static void check_pve_duplicates(const struct gp_cfglines *c, const char *name,
 		if (strncmp(c->v[i].key, "dev", 3) != 0 ||
 		    sscanf(c->v[i].value, "%127[^,]", node) != 1)
 			continue;
+		if (strncmp(node, "path=", 5) == 0)
+			memmove(node, node + 5, strlen(node + 5) + 1);
 		len = strlen(node);
 		for (size_t j = 0; j < c->n; j++) {
 			struct gp_finding *x;
@@ -288,6 +290,15 @@ static const char *rootfs_dir(const struct gp_check_ctx *ctx, const char *name,
 	return buf;
 }
 
+/* Today's config gives the container NVIDIA nodes by hand. */
+static bool gives_gpus(const struct gp_recipe *rec)
+{
+	for (size_t i = 0; i < rec->n; i++)
+		if (gp_recipe_gives_nodes(&rec->v[i]) && !rec->v[i].cfg->pending)
+			return true;
+	return false;
+}
+
 static int check_config(const struct gp_check_ctx *ctx, const char *name, const char *path,
 			struct gp_findings *f)
 {
@@ -309,7 +320,8 @@ static int check_config(const struct gp_check_ctx *ctx, const char *name, const 
 	check_hooks(rec->cfg, name, attached ? &conf : NULL, f);
 	check_stale_rules(ctx, name, attached ? &conf : NULL, applied, f);
 	check_v1_keys(ctx, rec->cfg, name, f);
-	check_node_mode(ctx, name, rec->unprivileged, f);
+	if (attached || gives_gpus(rec))
+		check_node_mode(ctx, name, rec->unprivileged, f);
 	check_pve_duplicates(rec->cfg, name, f);
 	gp_check_recipe(ctx, name, rec, attached ? &conf : NULL, f);
 	if (!attached)
@@ -348,8 +360,7 @@ bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name)
 	if (config_path(ctx, name, path, sizeof(path)) < 0 || !(rec = malloc(sizeof(*rec))))
 		return false;
 	if (gp_recipe_read(ctx->root, &ctx->hs.host, path, ctx->pve, NULL, rec) == 0) {
-		for (size_t i = 0; i < rec->n && !gives; i++)
-			gives = gp_recipe_gives_nodes(&rec->v[i]) && !rec->v[i].cfg->pending;
+		gives = gives_gpus(rec);
 		gp_recipe_free(rec);
 	}
 	free(rec);

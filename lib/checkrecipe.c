@@ -335,14 +335,15 @@ static size_t list_lines(const struct ctx *c, bool (*pick)(const struct gp_recip
 	return n;
 }
 
+/* A bind onto a node gpu-hook binds: the recipe's own node, or anything else there. */
 static bool is_bind(const struct gp_recipe_line *l)
 {
-	return l->kind == GP_RECIPE_BIND && !l->cfg->pending;
+	return l->in_the_way && !l->cfg->pending;
 }
 
 static bool is_given(const struct gp_recipe_line *l)
 {
-	return gp_recipe_gives_nodes(l) && !l->cfg->pending;
+	return (gp_recipe_gives_nodes(l) || l->in_the_way) && !l->cfg->pending;
 }
 
 /* With gpu-hook attached, a recipe's bind of a node is in the way of the hook's. */

@@ -166,12 +166,12 @@ struct binds_ctx {
 /* "dev/X" or "/dev/X" onto a node of the plan (or nvidia-caps, the caps' directory). */
 static const char *planned_target(const struct gp_plan *plan, const char *value)
 {
-	char src[256], target[256];
-	const char *t;
+	char src[256], target[256], norm[256];
+	const char *t = norm;
 
 	if (sscanf(value, "%255s %255s", src, target) != 2)
 		return NULL;
-	t = target[0] == '/' ? target + 1 : target;
+	gp_cfg_mount_target(target, norm, sizeof(norm));
 	if (strncmp(t, "dev/", 4) != 0)
 		return NULL;
 	t += 4;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "paths.h"
 #include "plan.h"
@@ -84,47 +85,96 @@ static bool has_option(const char *options, const char *word)
 	return false;
 }
 
+/* The number a node gpu-hook gives has today: nvidiaN 195:N, nvidia-uvm uvm:0, and so on. */
+static bool expected_rdev(const struct gp_host *h, const char *node, unsigned int *major,
+			  unsigned int *minor)
+{
+	char extra;
+
+	*major = GP_MAJOR_NVIDIA;
+	if (sscanf(node, "nvidia%u%c", minor, &extra) == 1)
+		return true;
+	if (strcmp(node, "nvidiactl") == 0 || strcmp(node, "nvidia-modeset") == 0) {
+		*minor = strcmp(node, "nvidiactl") == 0 ? GP_MINOR_NVIDIACTL : GP_MINOR_MODESET;
+		return true;
+	}
+	*major = h->majors.uvm;
+	*minor = strcmp(node, "nvidia-uvm-tools") == 0;
+	if (strcmp(node, "nvidia-uvm") == 0 || *minor)
+		return *major != 0;
+	*major = h->majors.caps;
+	return *major && sscanf(node, "nvidia-caps/nvidia-cap%u%c", minor, &extra) == 1;
+}
+
+/* A copy of the node made elsewhere (a path outside /dev): that node's number, today. */
+static bool is_copy_of(const struct gp_host *h, const char *path, const char *node)
+{
+	unsigned int major, minor;
+	struct stat st;
+
+	return expected_rdev(h, node, &major, &minor) && lstat(path, &st) == 0 &&
+	       S_ISCHR(st.st_mode) && major(st.st_rdev) == major && minor(st.st_rdev) == minor;
+}
+
+static int gpu_minor(const char *node)
+{
+	unsigned int minor;
+	char extra;
+
+	return sscanf(node, "nvidia%u%c", &minor, &extra) == 1 ? (int)minor : -1;
+}
+
 /*
  * lxc.mount.entry = SRC TARGET TYPE OPTIONS: a node bound onto its own name under dev/,
- * from /dev or from a copy elsewhere (both give the node gpu-hook would give).
+ * from /dev, or from a copy of that very node elsewhere. Any other bind onto such a name
+ * is in gpu-hook's way, but not known to give the node.
  */
-static bool classify_bind(const char *root, const struct gp_cfgline *c, struct gp_recipe_line *l)
+static bool classify_bind(const char *root, const struct gp_host *host, const struct gp_cfgline *c,
+			  struct gp_recipe_line *l)
 {
-	char src[256], target[256], type[64], options[256] = "";
+	char src[256], target[256], norm[256], type[64], options[256] = "";
 	const char *node, *t;
 
 	if (sscanf(c->value, "%255s %255s %63s %255s", src, target, type, options) < 3)
 		return false;
 	node = dev_node(root, src);
-	t = target[0] == '/' ? target + 1 : target;
-	t = starts_with(t, "dev/") && node_known(t + 4) ? t + 4 : NULL;
+	gp_cfg_mount_target(target, norm, sizeof(norm));
+	t = starts_with(norm, "dev/") && node_known(norm + 4) ? norm + 4 : NULL;
 	if (!node && !t)
 		return false;
-	snprintf(l->node, sizeof(l->node), "%s", t ? t : node);
+	snprintf(l->node, sizeof(l->node), "%.63s", t ? t : node);
 	host_source(root, src, l->source, sizeof(l->source));
 	l->optional = has_option(options, "optional");
-	if (!t || (node && strcmp(node, t) != 0)) {
-		l->kind = GP_RECIPE_UNSURE;
-		l->why = "binds an NVIDIA path gpu-hook does not give, or onto another name";
+	l->in_the_way = t != NULL;
+	l->gpu_minor = -1;
+	if (t && ((node && strcmp(node, t) == 0) || (!node && is_copy_of(host, l->source, t)))) {
+		l->kind = GP_RECIPE_BIND;
+		l->gpu_minor = gpu_minor(t);
 		return true;
 	}
-	l->kind = GP_RECIPE_BIND;
+	l->kind = GP_RECIPE_UNSURE;
+	l->why = t ? "binds onto an NVIDIA node's name something that is not that node today; "
+		     "gpu-hook binds the node there"
+		   : "binds an NVIDIA path gpu-hook does not give, or onto another name";
 	return true;
 }
 
-/* devN: /dev/PATH[,gid=..,mode=..] */
+/* devN: [path=]/dev/PATH[,gid=..,mode=..] */
 static bool classify_devn(const char *root, const struct gp_cfgline *c, struct gp_recipe_line *l)
 {
 	char path[256];
 	unsigned int idx;
-	const char *node;
+	const char *node, *p;
 	char extra;
 
-	if (sscanf(c->key, "dev%u%c", &idx, &extra) != 1 ||
-	    sscanf(c->value, "%255[^,]", path) != 1 || !(node = dev_node(root, path)))
+	if (sscanf(c->key, "dev%u%c", &idx, &extra) != 1 || sscanf(c->value, "%255[^,]", path) != 1)
+		return false;
+	p = starts_with(path, "path=") ? path + 5 : path;
+	if (!(node = dev_node(root, p)))
 		return false;
 	snprintf(l->node, sizeof(l->node), "%s", node);
-	host_source(root, path, l->source, sizeof(l->source));
+	host_source(root, p, l->source, sizeof(l->source));
+	l->gpu_minor = gpu_minor(node);
 	l->kind = node_known(node) ? GP_RECIPE_DEVN : GP_RECIPE_UNSURE;
 	l->why = "gives an NVIDIA path gpu-hook does not give";
 	return true;
@@ -166,16 +216,17 @@ static bool classify_rule(const struct gp_host *host, const struct gp_cfgline *c
 	return true;
 }
 
+/* A raw LXC line or a devN that names NVIDIA (a hostname or a tag that does is no matter). */
 static bool mentions_nvidia(const struct gp_cfgline *c)
 {
-	return strcasestr(c->key, "nvidia") || strcasestr(c->value, "nvidia") ||
-	       strcasestr(c->value, "libcuda");
+	return (starts_with(c->key, "lxc.") || starts_with(c->key, "dev")) &&
+	       (strcasestr(c->value, "nvidia") || strcasestr(c->value, "libcuda"));
 }
 
 static bool classify_first(const char *root, const struct gp_host *host, const struct gp_cfgline *c,
 			   struct gp_recipe_line *l)
 {
-	if (strcmp(c->key, "lxc.mount.entry") == 0 && classify_bind(root, c, l))
+	if (strcmp(c->key, "lxc.mount.entry") == 0 && classify_bind(root, host, c, l))
 		return true;
 	if (starts_with(c->key, "dev") && classify_devn(root, c, l))
 		return true;
@@ -194,10 +245,6 @@ static bool classify_first(const char *root, const struct gp_host *host, const s
 	return false;
 }
 
-/*
- * Second pass, knowing whether the config gives NVIDIA nodes: a rule on a major no
- * device has today is an NVIDIA major gone stale; one another device has now, maybe.
- */
 /* The majors Linux gives out dynamically, where NVIDIA's modules get theirs. */
 static bool dynamic_major(long major)
 {
@@ -217,9 +264,17 @@ static bool classify_second(const struct gp_recipe *r, const struct gp_cfgline *
 	    l->rule.type == 'c' && dynamic_major(l->rule.major) && (l->rule.r || l->rule.w) &&
 	    evidence) {
 		if (gp_parse_major_name(r->devices, (unsigned int)l->rule.major, owner,
-					sizeof(owner)) == -ENOENT) {
+					sizeof(owner)) == -ENOENT &&
+		    !r->other_devices) {
 			l->kind = GP_RECIPE_RULE;
 			l->stale = true;
+			return true;
+		}
+		if (r->other_devices && l->kind != GP_RECIPE_UNSURE) {
+			l->kind = GP_RECIPE_UNSURE;
+			l->why =
+			    "no NVIDIA major today, but the config gives other devices too: it "
+			    "may be theirs; take it out yourself if it was NVIDIA's";
 			return true;
 		}
 		l->kind = GP_RECIPE_UNSURE;
@@ -262,7 +317,11 @@ static void decide_removal(const struct gp_recipe *r, struct gp_recipe_line *l, 
 	if (l->cfg->file != 0)
 		l->why = "in an included file: take it out there";
 	else if (l->cfg->pending)
-		l->why = "a pending change: Proxmox applies it at the next start; left as it is";
+		l->why = l->kind == GP_RECIPE_DEVN
+			     ? "a pending change: at the next start Proxmox gives the node too, "
+			       "beside gpu-hook; pct set <id> --revert <key> drops it"
+			     : "a pending change: left as it is; once Proxmox applies it, check "
+			       "this container again";
 	else if (l->cfg->too_long)
 		l->why = "too long to be sure of";
 	else
@@ -270,8 +329,43 @@ static void decide_removal(const struct gp_recipe *r, struct gp_recipe_line *l, 
 	(void)r;
 }
 
+/*
+ * Devices whose majors are fixed (DRI, fuse, tun, kvm, sound, USB serial, video4linux):
+ * a rule on a dynamic major is never theirs.
+ */
+static const char *const static_devices[] = {
+	"/dev/dri",    "/dev/fuse",  "/dev/net/tun", "/dev/kvm",  "/dev/snd",  "/dev/ttyUSB",
+	"/dev/ttyACM", "/dev/video", "/dev/bus/usb", "/dev/null", "/dev/zero", "/dev/fb",
+};
+
+/*
+ * A bind or devN of another device (not NVIDIA's) whose major may be dynamic: one the host
+ * gives a dynamic major today, or one it lacks (its module not loaded: no major to see).
+ */
+static bool other_device(const char *root, const struct gp_cfgline *c)
+{
+	char src[256], path[320];
+	struct stat st;
+
+	if (strcmp(c->key, "lxc.mount.entry") == 0) {
+		if (sscanf(c->value, "%255s", src) != 1)
+			return false;
+	} else if (!starts_with(c->key, "dev") || sscanf(c->value, "%255[^,]", src) != 1) {
+		return false;
+	}
+	if (starts_with(src, "path="))
+		memmove(src, src + 5, strlen(src + 5) + 1);
+	if (!starts_with(src, "/dev/") || starts_with(src, "/dev/nvidia") ||
+	    any_of(src, static_devices, GP_ARRAY_SIZE(static_devices), true))
+		return false;
+	host_source(root, src, path, sizeof(path));
+	return lstat(path, &st) < 0 || (S_ISCHR(st.st_mode) && dynamic_major(major(st.st_rdev)));
+}
+
 static void note_privilege(struct gp_recipe *r, const struct gp_cfgline *c)
 {
+	if (c->pending)
+		return; /* what today's start does */
 	if (strcmp(c->key, "lxc.idmap") == 0 ||
 	    (strcmp(c->key, "unprivileged") == 0 && strcmp(c->value, "1") == 0))
 		r->unprivileged = true;
@@ -295,15 +389,21 @@ static void classify_all(const char *root, const struct gp_host *host, const cha
 	struct gp_recipe_line l;
 
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < r->cfg->n && r->n < GP_RECIPE_MAX; i++) {
+		for (size_t i = 0; i < r->cfg->n; i++) {
 			const struct gp_cfgline *c = &r->cfg->v[i];
 			bool first;
 
-			if (pass == 0)
+			if (r->n == GP_RECIPE_MAX) {
+				r->left_out++;
+				continue;
+			}
+			if (pass == 0) {
 				note_privilege(r, c);
+				r->other_devices |= !c->pending && other_device(root, c);
+			}
 			if (is_ours(c, applied))
 				continue;
-			l = (struct gp_recipe_line){ .cfg = c };
+			l = (struct gp_recipe_line){ .cfg = c, .gpu_minor = -1 };
 			first = classify_first(root, host, c, &l);
 			if (pass == 0 && first) {
 				evidence |=
@@ -338,6 +438,7 @@ int gp_recipe_read(const char *root, const struct gp_host *host, const char *pat
 	if (gp_read_file_at(root, "/proc/devices", sizeof(r->devices) - 1, &devices, NULL) == 0)
 		snprintf(r->devices, sizeof(r->devices), "%s", devices);
 	classify_all(root, host, applied, r);
+	r->left_out += r->cfg->left_out;
 	return 0;
 }
 
@@ -413,13 +514,12 @@ static int choose_visible(const struct gp_recipe *r, const struct gp_recipe_line
 static int choose_node(const struct gp_recipe *r, const struct gp_recipe_line *l,
 		       const struct gp_host *host, bool chosen[GP_MAX_GPUS])
 {
-	char where[PATH_MAX + 32], extra;
-	unsigned int minor;
+	char where[PATH_MAX + 32];
 	int g;
 
-	if (sscanf(l->node, "nvidia%u%c", &minor, &extra) != 1)
+	if (l->gpu_minor < 0)
 		return 0; /* nvidiactl, nvidia-uvm: every GPU needs them */
-	g = gpu_by_minor(host, minor);
+	g = gpu_by_minor(host, (unsigned int)l->gpu_minor);
 	if (g < 0) {
 		gp_recipe_where(r, l, where, sizeof(where));
 		gp_error("%s gives /dev/%s, which no GPU of this host has today: give --gpus",
@@ -465,9 +565,9 @@ int gp_recipe_selection(const struct gp_recipe *r, const struct gp_host *host, c
 			continue;
 		if (l->kind == GP_RECIPE_BIND || l->kind == GP_RECIPE_DEVN)
 			ret = choose_node(r, l, host, chosen);
-		else if (l->kind == GP_RECIPE_ENV &&
+		else if (l->kind == GP_RECIPE_ENV && l->removable &&
 			 starts_with(l->cfg->value, "NVIDIA_VISIBLE_DEVICES="))
-			ret = choose_visible(r, l, host, chosen);
+			ret = choose_visible(r, l, host, chosen); /* what the hook gave */
 	}
 	return ret < 0 ? ret : format_selection(host, chosen, out, size);
 }

@@ -30,6 +30,8 @@ struct gp_recipe_line {
 	char node[64];		/* BIND, DEVN: under /dev (nvidia0, nvidia-caps) */
 	char source[320];	/* BIND, DEVN: the host's path given (under root for /dev) */
 	bool optional;		/* BIND: "optional": a missing node is skipped silently */
+	bool in_the_way;	/* a bind onto a node gpu-hook binds, whatever its source */
+	int gpu_minor;		/* BIND, DEVN of /dev/nvidiaN: N; else -1 */
 	bool node_exists;	/* BIND, DEVN: source is a node (or directory) today */
 	struct gp_cg_rule rule; /* RULE, OPEN_ALL */
 	bool stale;		/* RULE: no device has its major today */
@@ -44,6 +46,8 @@ struct gp_recipe {
 	size_t n;
 	bool unprivileged;  /* Proxmox "unprivileged: 1", or an lxc.idmap */
 	bool gpu_hook;	    /* gpu-hook's own lines are there */
+	bool other_devices; /* it binds or gives other drivers' devices, of dynamic majors */
+	size_t left_out;    /* NVIDIA lines past GP_RECIPE_MAX, config lines past the reader's */
 	char devices[4096]; /* the host's /proc/devices, to name a major's owner */
 };
 

@@ -12,21 +12,26 @@
 #include "takeover.h"
 #include "util.h"
 
-static void say_lines(const struct gp_takeover *t, bool (*pick)(const struct gp_recipe_line *))
+static void say_lines(const struct gp_takeover *t, bool (*pick)(const struct gp_recipe_line *),
+		      bool why)
 {
 	char at[1024];
 
 	for (size_t i = 0; i < t->rec->n; i++) {
-		if (!pick(&t->rec->v[i]))
+		const struct gp_recipe_line *l = &t->rec->v[i];
+
+		if (!pick(l))
 			continue;
-		gp_check_line(t->rec->cfg, t->rec->v[i].cfg, at, sizeof(at));
-		gp_error("  %s", at);
+		gp_check_line(t->rec->cfg, l->cfg, at, sizeof(at));
+		gp_error("  %s%s%s%s", at, why && l->why ? " (" : "", why && l->why ? l->why : "",
+			 why && l->why ? ")" : "");
 	}
 }
 
+/* A line of today's config that gives an NVIDIA node, or binds onto one gpu-hook binds. */
 static bool gives_now(const struct gp_recipe_line *l)
 {
-	return gp_recipe_gives_nodes(l) && !l->cfg->pending;
+	return (gp_recipe_gives_nodes(l) || l->in_the_way) && !l->cfg->pending;
 }
 
 static bool kept_giver(const struct gp_recipe_line *l)
@@ -53,7 +58,7 @@ static int refuse_for_attach(const struct gp_attach_opts *o, const struct gp_tak
 	gp_error("%s already gives NVIDIA nodes itself (%zu line(s)); gpu-hook's start would "
 		 "clash with them:",
 		 t->rec->cfg->files[0], n);
-	say_lines(t, gives_now);
+	say_lines(t, gives_now, false);
 	gp_error("take them over with \"gpu-provision adopt %s --dry-run\", then \"gpu-provision "
 		 "adopt %s\"",
 		 o->name, o->name);
@@ -127,6 +132,26 @@ static void hook_userspace(struct gp_takeover *t)
 	}
 }
 
+/* "/dev/nvidia0 is GPU 0 (0000:18:00.0)" for each GPU node the recipe gave. */
+static void map_gpus(struct gp_takeover *t, const struct gp_host *host)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < t->rec->n; i++) {
+		const struct gp_recipe_line *l = &t->rec->v[i];
+
+		if (!l->removable || l->gpu_minor < 0)
+			continue;
+		for (size_t g = 0; g < host->ngpus; g++)
+			if (host->gpus[g].minor == (unsigned int)l->gpu_minor &&
+			    !strstr(t->mapping, l->node) && len < sizeof(t->mapping))
+				len += (size_t)snprintf(t->mapping + len, sizeof(t->mapping) - len,
+							"  /dev/%s is GPU %d (%s, %s)\n", l->node,
+							host->gpus[g].index, host->gpus[g].pci,
+							host->gpus[g].uuid);
+	}
+}
+
 /* adopt: every line that gives nodes must go, and the GPUs they gave must be known. */
 static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *host,
 			 struct gp_takeover *t)
@@ -134,10 +159,10 @@ static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *h
 	int r;
 
 	if (count(t, kept_giver)) {
-		gp_error("these lines give NVIDIA nodes where adopt does not edit; take them out "
-			 "there, then adopt %s again:",
+		gp_error("these lines give NVIDIA nodes, and adopt does not take them out; take "
+			 "them out yourself, then adopt %s again:",
 			 o->name);
-		say_lines(t, kept_giver);
+		say_lines(t, kept_giver, true);
 		return -EINVAL;
 	}
 	if (!count(t, gives_now) && !o->gpus) {
@@ -174,8 +199,17 @@ int gp_takeover_read(const struct gp_attach_opts *o, const char *config, bool pv
 	if (r < 0)
 		return r;
 	r = gp_recipe_read(o->root, &host, config, pve, applied, t->rec);
+	if (r == 0 && t->rec->left_out) {
+		gp_error("%s has more lines than gpu-provision reads (%d config lines, %d NVIDIA "
+			 "ones): %zu left unread, so it cannot be sure what the config gives; "
+			 "split it with lxc.include, or shorten it",
+			 config, GP_CFGLINES_MAX, GP_RECIPE_MAX, t->rec->left_out);
+		r = -EINVAL;
+	}
 	if (r == 0)
 		r = o->adopt ? prepare_adopt(o, &host, t) : refuse_for_attach(o, t);
+	if (r == 0 && o->adopt)
+		map_gpus(t, &host);
 	gp_host_free(&host);
 	return r;
 }

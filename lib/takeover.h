@@ -21,6 +21,7 @@ struct gp_takeover {
 	char capabilities[64]; /* adopt: with display when it gave /dev/nvidia-modeset */
 	bool mig;	       /* adopt: it gave /dev/nvidia-caps, whose caps it cannot tell */
 	bool inject;	       /* adopt: another GPU tool's hook gave the driver's user space */
+	char mapping[1024];    /* adopt: "  /dev/nvidiaN is GPU I (PCI, UUID)" lines */
 };
 
 struct gp_attach_opts;

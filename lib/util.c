@@ -108,6 +108,19 @@ int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t 
 	return r;
 }
 
+int gp_write_file_new(const char *path, const char *data, size_t len, mode_t mode)
+{
+	_cleanup_close_ int fd =
+	    open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	int r = fd < 0 ? -errno : write_all(fd, data, len);
+
+	if (r == 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
+		r = -errno;
+	if (r < 0 && fd >= 0)
+		unlink(path);
+	return r;
+}
+
 /* Reads path through one descriptor; st describes the file that was read. */
 static int read_with_stat(const char *path, size_t max, char **buf, size_t *len, struct stat *st)
 {

@@ -62,6 +62,9 @@ int gp_read_fd(int fd, size_t max, char **buf, size_t *len);
 int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
 			 unsigned int flags);
 
+/* Writes data to path, a file that must not exist yet (never over another): 0 or -errno. */
+int gp_write_file_new(const char *path, const char *data, size_t len, mode_t mode);
+
 /* Lines to take out of a config file and lines to put in. */
 struct gp_line_edit {
 	const char *const *remove;

@@ -118,6 +118,27 @@ test_adopt_pve_syntax() {
 	stop 311
 }
 
+# adopt keeps the config as it was before it, and never over an earlier adopt's copy; an
+# adopt with nothing of a recipe's to take out keeps none.
+test_adopt_keeps_the_first_backup() {
+	local out
+	make_root b200x8-590-open-hmm "$WORK/rb"
+	new_container "$P" rb
+	recipe_lines "$WORK/rb" "$(enforced_key)" ,optional >>"$P/rb/config"
+	cp "$P/rb/config" "$WORK/rb.first"
+	gp --root "$WORK/rb" adopt rb >/dev/null
+	cmp "$WORK/rb.first" "$P/rb/config.gpu-provision-adopt.bak"
+	check "mode kept" "$(stat -c %a "$WORK/rb.first")" "$(stat -c %a "$P/rb/config.gpu-provision-adopt.bak")"
+	out=$(gp --root "$WORK/rb" adopt rb --gpus 1)
+	grep -q 'no line of a recipe was there to take out' <<<"$out" || { echo "    [$out]"; return 1; }
+	echo "lxc.mount.entry = $WORK/rb/dev/nvidia1 dev/nvidia1 none bind,create=file" >>"$P/rb/config"
+	cp "$P/rb/config" "$WORK/rb.second"
+	out=$(gp --root "$WORK/rb" adopt rb)
+	grep -q "kept as $P/rb/config.gpu-provision-adopt.bak.1" <<<"$out" || { echo "    [$out]"; return 1; }
+	cmp "$WORK/rb.first" "$P/rb/config.gpu-provision-adopt.bak"
+	cmp "$WORK/rb.second" "$P/rb/config.gpu-provision-adopt.bak.1"
+}
+
 # attach on a recipe's config: refused, each line named, nothing written.
 test_attach_refuses_recipe() {
 	local err
@@ -149,6 +170,7 @@ test_recipe_bind_refused_at_start() {
 	line=$(wc -l <"$P/rs/config")
 	if start rs; then echo "    started with a recipe's bind in the way"; return 1; fi
 	assert_refused_clean rs "$WORK/rs" "$P/rs/config:$line: \"lxc.mount.entry = $WORK/rs/dev/nvidiactl"
+	grep -q 'Failed to run lxc.hook.pre-start' "$P/rs.log" # before any mount
 	grep -q 'gpu-provision adopt rs' "$P/rs.log"
 	gp --root "$WORK/rs" adopt rs >/dev/null
 	start rs
@@ -195,7 +217,7 @@ recipe_setup() { # DIR: sets root, name, config for the recipe in DIR
 
 recipe_dry_run() { # the parts of adopt --dry-run that do not depend on this machine
 	gp --root "$root" adopt "$name" --dry-run 2>&1 |
-		grep -e '^adopt ' -e '^-[^-]' -e '^left alone' -e '^note' -e 'error' \
+		grep -e '^adopt ' -e '^  /dev/' -e '^-[^-]' -e '^left alone' -e '^note' -e 'error' \
 			-e '^devices = ' -e '^caps = ' -e '^inject = ' -e '^capabilities = ' |
 		sed -e "s|$config|CONFIG|g" -e "s|$root|ROOT|g" -e "s|gpu-provision: error: ||"
 }

@@ -338,11 +338,15 @@ static void unprivileged_mode(void **state)
 	(void)state;
 	/* The 4-GPU host's nodes are 0660 group 44: unprivileged containers cannot open them. */
 	copy_fixture("quad-550-proprietary");
+	pve_config("arch: amd64\nunprivileged: 1\ndev0: /dev/nvidia0\n");
+	assert_ids(CT(), "unprivileged-node-mode", "recipe-lines", "recipe-node-missing", NULL);
+	pve_config("arch: amd64\nlxc.idmap: u 0 100000 65536\nlxc.idmap: g 0 100000 65536\n"
+		   "dev0: path=/dev/nvidia0\n");
+	assert_ids(CT(), "unprivileged-node-mode", "recipe-lines", "recipe-node-missing", NULL);
+	pve_config("arch: amd64\nunprivileged: 0\ndev0: /dev/nvidia0\n");
+	assert_ids(CT(), "recipe-lines", "recipe-node-missing", NULL);
+	/* Near: an unprivileged container without GPUs is no matter of the nodes' mode. */
 	pve_config("arch: amd64\nunprivileged: 1\n");
-	assert_ids(CT(), "unprivileged-node-mode", NULL);
-	pve_config("arch: amd64\nlxc.idmap: u 0 100000 65536\nlxc.idmap: g 0 100000 65536\n");
-	assert_ids(CT(), "unprivileged-node-mode", NULL);
-	pve_config("arch: amd64\nunprivileged: 0\n");
 	assert_ids(CT(), NULL);
 	cleanup();
 	copy_fixture("h200-580-open"); /* nodes 0666 */

@@ -149,6 +149,16 @@ static void verdicts(void **state)
 	assert_true(r->v[10].cfg->pending);
 	assert_false(r->v[10].removable);
 	gp_recipe_free(r);
+	/* Another driver's device whose module is not loaded (no major to see): a rule on a
+	 * major no device has may be its. */
+	read_recipe("lxc.cgroup2.devices.allow: c 236:* rwm\n"
+		    "lxc.mount.entry: /dev/hailo0 dev/hailo0 none bind,optional,create=file\n"
+		    "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,optional,create=file\n",
+		    r);
+	assert_int_equal(r->n, 2);
+	assert_int_equal(r->v[0].kind, GP_RECIPE_UNSURE);
+	assert_false(r->v[0].removable);
+	gp_recipe_free(r);
 	/* Without a node given, a major no device has is not known to be NVIDIA's. */
 	read_recipe("lxc.cgroup2.devices.allow: c 234:* rwm\n", r);
 	assert_int_equal(r->n, 0);
@@ -167,12 +177,51 @@ static void selections(void **state)
 		      "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n"),
 	    "0,2");
 	assert_string_equal(selection("dev0: /dev/nvidia5,gid=44\n"), "5");
-	assert_string_equal(selection("lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n"), "all");
-	assert_string_equal(selection("lxc.environment = NVIDIA_VISIBLE_DEVICES=1,3\n"), "1,3");
+	/* NVIDIA_VISIBLE_DEVICES says what a GPU hook gave; without one (Docker's toolkit
+	 * inside reads it) the binds alone do. */
+	assert_string_equal(selection("lxc.hook.mount: /usr/share/lxc/hooks/nvidia\n"
+				      "lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n"),
+			    "all");
+	assert_string_equal(selection("lxc.hook.mount = /usr/share/lxc/hooks/nvidia\n"
+				      "lxc.environment = NVIDIA_VISIBLE_DEVICES=1,3\n"),
+			    "1,3");
+	assert_string_equal(selection("lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n"
+				      "lxc.mount.entry: /dev/nvidia4 dev/nvidia4 none bind\n"),
+			    "4");
 	assert_string_equal(selection("lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind\n"),
 			    "none");
 	assert_string_equal(selection("lxc.mount.entry: /dev/nvidia9 dev/nvidia9 none bind\n"),
 			    "refused"); /* said on stderr, with the line */
+	host_cleanup();
+}
+
+/* A copy of a node outside /dev gives that node; anything else bound onto its name does not. */
+static void copies(void **state)
+{
+	struct gp_recipe *r = malloc(sizeof(*r));
+	char text[1024];
+
+	(void)state;
+	host_setup();
+	sh("mkdir -p %s/copies && mknod %s/copies/nvidia1 c 195 1 && mknod %s/copies/gpu c 195 1",
+	   root, root, root);
+	snprintf(text, sizeof(text),
+		 "lxc.mount.entry: %s/copies/nvidia1 dev/nvidia1 none bind,create=file\n"
+		 "lxc.mount.entry: %s/copies/gpu dev/nvidia0 none bind,create=file\n"
+		 "lxc.mount.entry: /dev/null dev/nvidia2 none bind,create=file\n"
+		 "lxc.mount.entry: /dev/nvidia3 dev//nvidia3 none bind,create=file\n",
+		 root, root);
+	read_recipe(text, r);
+	assert_int_equal(r->n, 4);
+	assert_int_equal(r->v[0].kind, GP_RECIPE_BIND);
+	assert_int_equal(r->v[0].gpu_minor, 1);
+	assert_int_equal(r->v[1].kind, GP_RECIPE_UNSURE); /* GPU 1's number onto nvidia0 */
+	assert_true(r->v[1].in_the_way);
+	assert_int_equal(r->v[2].kind, GP_RECIPE_UNSURE); /* hides GPU 2 */
+	assert_true(r->v[2].in_the_way);
+	assert_int_equal(r->v[3].kind, GP_RECIPE_BIND); /* "dev//nvidia3" is dev/nvidia3 */
+	gp_recipe_free(r);
+	free(r);
 	host_cleanup();
 }
 
@@ -318,6 +367,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(verdicts),
 		cmocka_unit_test(selections),
+		cmocka_unit_test(copies),
 		cmocka_unit_test(corpus),
 	};
 
