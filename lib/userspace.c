@@ -162,7 +162,10 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 	    !gp_str_is_printable(l->real))
 		snprintf(l->real, sizeof(l->real), "%s", e->path);
 	base = strrchr(l->real, '/');
-	snprintf(l->file, sizeof(l->file), "%s", base ? base + 1 : l->real);
+	base = base ? base + 1 : l->real;
+	if (strlen(base) >= sizeof(l->file))
+		base = ""; /* no driver file's name is that long: no version is read from it */
+	snprintf(l->file, sizeof(l->file), "%.*s", (int)sizeof(l->file) - 1, base);
 	suffix = strstr(l->file, ".so.");
 	snprintf(l->version, sizeof(l->version), "%s", suffix ? suffix + 4 : "");
 	l->matches = version && *version && strcmp(l->version, version) == 0;
