@@ -488,9 +488,9 @@ static int plan_attach(const struct gp_attach_opts *o, struct attach_run *a)
 		with.gpus = a->tk.gpus;
 	if (r == 0 && o->adopt && !o->capabilities && a->tk.capabilities[0])
 		with.capabilities = a->tk.capabilities;
+	/* The recipe's hook gave the host's driver user space: gpu-hook goes on giving it. */
 	if (r == 0 && o->adopt && !o->inject && a->tk.inject)
-		with.inject =
-		    1; /* the recipe's hook gave the host's user space: so does the hook */
+		with.inject = 1;
 	if (r == 0)
 		r = resolve(&with, &a->conf, &a->plan);
 	if (r == 0)
@@ -543,7 +543,6 @@ static void adopt_print_diff(const struct gp_attach_opts *o, const struct attach
 	gp_takeover_print_left(&a->tk, stdout);
 }
 
-/* The config as it was before adopt, kept where later attaches do not overwrite it. */
 /*
  * The config as this edit read it (the .gpu-provision.bak it just wrote, under the confdir
  * lock), kept as <config>.gpu-provision-adopt.bak, or .1 to .9 beside an earlier one: a

@@ -65,7 +65,8 @@ static int refuse_for_attach(const struct gp_attach_opts *o, const struct gp_tak
 	return -EINVAL;
 }
 
-static int choose_lines(const struct gp_takeover *t, struct gp_takeover *out)
+/* The lines adopt takes out, as the config writes them. */
+static int choose_lines(struct gp_takeover *t)
 {
 	for (size_t i = 0; i < t->rec->n; i++) {
 		const struct gp_recipe_line *l = &t->rec->v[i];
@@ -74,9 +75,9 @@ static int choose_lines(const struct gp_takeover *t, struct gp_takeover *out)
 		if (!l->removable)
 			continue;
 		gp_cfgline_text(t->rec->cfg, l->cfg, text, sizeof(text));
-		if (!(out->remove[out->nremove] = strdup(text)))
+		if (!(t->remove[t->nremove] = strdup(text)))
 			return -ENOMEM;
-		out->nremove++;
+		t->nremove++;
 	}
 	return 0;
 }
@@ -171,7 +172,7 @@ static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *h
 			 t->rec->cfg->files[0], o->name);
 		return -EINVAL;
 	}
-	r = choose_lines(t, t);
+	r = choose_lines(t);
 	hook_userspace(t);
 	if (gives(t, "nvidia-modeset", true) && !t->capabilities[0])
 		snprintf(t->capabilities, sizeof(t->capabilities), "compute, utility, display");
