@@ -286,3 +286,22 @@ test_pve_rewrite_between_adopt_and_detach() {
 	cmp "$want" "$pve" || { diff "$want" "$pve" | head; return 1; }
 	check "attach's record after a rewrite" 0 "$(count_matching -e gpu-hook -e 'c 511:0' "$pve")"
 }
+
+# check --all: the containers with an ini, and those a recipe gave GPUs; not the others.
+test_check_all_includes_recipe_containers() {
+	local out names
+	gpca() { "$GP" --confdir "$WORK/rca.conf" --lxcpath "$P" --root "$WORK/rca" "$@"; }
+	mkdir -p "$WORK/rca.conf"
+	pve_root "$WORK/rca" test-debian-005.conf 321
+	cp "$GP_FIXTURES/pve-lxc-conf/test-debian-005.conf" "$WORK/rca/etc/pve/lxc/322.conf"
+	cp "$GP_FIXTURES/pve-lxc-conf/test-debian-005.conf" "$WORK/rca/etc/pve/lxc/323.conf"
+	gpca attach 321 --gpus all >/dev/null
+	echo "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,optional,create=file" >>"$WORK/rca/etc/pve/lxc/322.conf"
+	set +e
+	out=$(gpca check --all --json)
+	set -e
+	names=$(jq -r '[.containers[].name] | join(" ")' <<<"$out")
+	check "containers checked" "321 322" "$names"
+	check "322's recipe said" recipe-lines \
+		"$(jq -r '.containers[] | select(.name == "322") | .findings[] | select(.id == "recipe-lines") | .id' <<<"$out")"
+}
