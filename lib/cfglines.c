@@ -142,3 +142,22 @@ void gp_cfg_mount_target(const char *target, char *out, size_t size)
 	if (size)
 		out[n] = '\0';
 }
+
+bool gp_cfg_source(const struct gp_cfgline *l, char *out, size_t size)
+{
+	char first[512], extra;
+	unsigned int idx;
+	const char *p = first;
+
+	if (strcmp(l->key, "lxc.mount.entry") == 0) {
+		if (sscanf(l->value, "%511s", first) != 1)
+			return false;
+	} else if (sscanf(l->key, "dev%u%c", &idx, &extra) != 1 ||
+		   sscanf(l->value, "%511[^,]", first) != 1) {
+		return false;
+	} else if (strncmp(first, "path=", 5) == 0) {
+		p += 5;
+	}
+	snprintf(out, size, "%s", p);
+	return true;
+}

@@ -50,6 +50,12 @@ void gp_cfgline_text(const struct gp_cfglines *c, const struct gp_cfgline *l, ch
 bool gp_cfgline_is(const struct gp_cfgline *l, const char *text);
 
 /*
+ * The host path a line gives the container: an lxc.mount.entry's source, or a Proxmox
+ * devN's path ("[path=]/dev/X[,mode=..]"). False for any other line.
+ */
+bool gp_cfg_source(const struct gp_cfgline *l, char *out, size_t size);
+
+/*
  * An lxc.mount.entry's target as a path under the rootfs, as LXC reads it: no leading
  * "/" or "./", no doubled "/" ("/dev//nvidia0" is "dev/nvidia0"). Into out (size bytes).
  */

@@ -209,20 +209,16 @@ static void check_pve_duplicates(const struct gp_cfglines *c, const char *name,
 				 struct gp_findings *f)
 {
 	for (size_t i = 0; c->pve && i < c->n; i++) {
-		char node[128], a[1024], b[1024];
-		size_t len;
+		char node[256], src[256], a[1024], b[1024];
 
-		if (strncmp(c->v[i].key, "dev", 3) != 0 ||
-		    sscanf(c->v[i].value, "%127[^,]", node) != 1)
+		if (strcmp(c->v[i].key, "lxc.mount.entry") == 0 ||
+		    !gp_cfg_source(&c->v[i], node, sizeof(node)))
 			continue;
-		if (strncmp(node, "path=", 5) == 0)
-			memmove(node, node + 5, strlen(node + 5) + 1);
-		len = strlen(node);
 		for (size_t j = 0; j < c->n; j++) {
 			struct gp_finding *x;
 
 			if (strcmp(c->v[j].key, "lxc.mount.entry") != 0 ||
-			    strncmp(c->v[j].value, node, len) != 0 || c->v[j].value[len] != ' ' ||
+			    !gp_cfg_source(&c->v[j], src, sizeof(src)) || strcmp(src, node) != 0 ||
 			    !(x = gp_findings_add(f, GP_FINDING_PVE_DUPLICATE)))
 				continue;
 			gp_check_line(c, &c->v[i], a, sizeof(a));

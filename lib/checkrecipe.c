@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-provision check NAME: the NVIDIA lines a recipe put into the container's config. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,24 @@ struct ctx {
 	const struct gp_ctconf *conf;
 	struct gp_findings *f;
 };
+
+/* Appends sep (when buf already holds something) and a formatted item, as far as it fits. */
+static void join(char *buf, size_t size, size_t *len, const char *sep, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void join(char *buf, size_t size, size_t *len, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*len >= size)
+		return;
+	if (*len)
+		*len += (size_t)snprintf(buf + *len, size - *len, "%s", sep);
+	if (*len >= size)
+		return;
+	va_start(ap, fmt);
+	*len += (size_t)vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+}
 
 static void at(const struct ctx *c, const struct gp_recipe_line *l, char *out, size_t size)
 {
@@ -110,9 +129,7 @@ static void check_optional(const struct ctx *c)
 		    (!x && !(x = gp_findings_add(c->f, GP_FINDING_OPTIONAL_MOUNT))))
 			continue;
 		at(c, l, where, sizeof(where));
-		if (len < sizeof(x->evidence))
-			len += (size_t)snprintf(x->evidence + len, sizeof(x->evidence) - len,
-						"%s%s", n ? "; " : "", where);
+		join(x->evidence, sizeof(x->evidence), &len, "; ", "%s", where);
 		n++;
 	}
 	if (!x)
@@ -173,13 +190,9 @@ static void check_rule_missing(const struct ctx *c, const struct gp_cg_rules *ru
 		    (!x && !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_RULE_MISSING))))
 			continue;
 		at(c, l, where, sizeof(where));
-		if (len < sizeof(x->evidence))
-			len += (size_t)snprintf(x->evidence + len, sizeof(x->evidence) - len,
-						"%s%s", n ? "; " : "", where);
-		if (nlen < sizeof(nodes))
-			nlen +=
-			    (size_t)snprintf(nodes + nlen, sizeof(nodes) - nlen, "%s%s (c %u:%u)",
-					     n ? ", " : "", l->node, node.major, node.minor);
+		join(x->evidence, sizeof(x->evidence), &len, "; ", "%s", where);
+		join(nodes, sizeof(nodes), &nlen, ", ", "%s (c %u:%u)", l->node, node.major,
+		     node.minor);
 		uvm |= strcmp(l->node, "nvidia-uvm") == 0;
 		n++;
 	}
@@ -291,9 +304,7 @@ static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
 		if (chosen[i] || !rule_reaches(&l->rule, node.minor) ||
 		    !gp_cg_rules_allow(rules, &node))
 			continue;
-		if (len < sizeof(list))
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d (%s)",
-						n ? ", " : "", h->gpus[i].index, h->gpus[i].pci);
+		join(list, sizeof(list), &len, ", ", "%d (%s)", h->gpus[i].index, h->gpus[i].pci);
 		n++;
 	}
 	if (!n || !(x = gp_findings_add(c->f, GP_FINDING_RULE_OPENS_GPUS)))
@@ -327,9 +338,7 @@ static size_t list_lines(const struct ctx *c, bool (*pick)(const struct gp_recip
 		if (!pick(&c->rec->v[i]))
 			continue;
 		at(c, &c->rec->v[i], where, sizeof(where));
-		if (len < size)
-			len +=
-			    (size_t)snprintf(out + len, size - len, "%s%s", n ? "; " : "", where);
+		join(out, size, &len, "; ", "%s", where);
 		n++;
 	}
 	return n;
@@ -339,11 +348,6 @@ static size_t list_lines(const struct ctx *c, bool (*pick)(const struct gp_recip
 static bool is_bind(const struct gp_recipe_line *l)
 {
 	return l->in_the_way && !l->cfg->pending;
-}
-
-static bool is_given(const struct gp_recipe_line *l)
-{
-	return (gp_recipe_gives_nodes(l) || l->in_the_way) && !l->cfg->pending;
 }
 
 /* With gpu-hook attached, a recipe's bind of a node is in the way of the hook's. */
@@ -371,7 +375,7 @@ static void check_lines(const struct ctx *c)
 	char lines[768];
 	size_t n;
 
-	if (c->conf || !(n = list_lines(c, is_given, lines, sizeof(lines))) ||
+	if (c->conf || !(n = list_lines(c, gp_recipe_gives_now, lines, sizeof(lines))) ||
 	    !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_LINES)))
 		return;
 	GP_SET(x->summary, "%s gets its GPUs from %zu line(s) of a recipe, not from gpu-provision",

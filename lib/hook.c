@@ -17,65 +17,6 @@
 
 #define PLAN_MAX (64 * 1024)
 
-struct rules_ctx {
-	struct gp_cg_rules rules;
-	const char *prefix;
-};
-
-static int collect_rule(const char *key, const char *value, const char *file, unsigned int line,
-			void *user)
-{
-	struct rules_ctx *ctx = user;
-	int r = gp_cg_rules_add(&ctx->rules, ctx->prefix, key, value);
-
-	if (r == -E2BIG)
-		return gp_error_errno(r,
-				      "%s:%u: more than %d device allow or deny rules: the hook "
-				      "reads no further; merge them (c 195:* rwm) or drop some",
-				      file, line, GP_CG_MAX_RULES);
-	if (r < 0)
-		gp_warn("%s:%u: cannot read device rule \"%s = %s\"; ignored", file, line, key,
-			value);
-	return 0;
-}
-
-int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan)
-{
-	struct rules_ctx *ctx = calloc(1, sizeof(*ctx));
-	int missing = 0, r;
-
-	if (!ctx)
-		return -ENOMEM;
-	ctx->prefix = gp_cgroup_key_prefix(layout);
-	r = gp_lxcconf_walk(path, collect_rule, ctx);
-	if (r < 0 && r != -E2BIG) /* past the cap is said where it is found */
-		gp_error("Failed to read the container config \"%s\": %s", path, strerror(-r));
-	if (r < 0) {
-		free(ctx);
-		return r;
-	}
-	if (!ctx->rules.deny_all)
-		gp_warn("the container denies no device (no \"%s.deny = a\"): it can open every "
-			"GPU of the host; include LXC's common.conf to confine it",
-			ctx->prefix);
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct gp_node *n = &plan->nodes[i];
-
-		if (gp_cg_rules_allow(&ctx->rules, n))
-			continue;
-		gp_error("the container's config \"%s\" has no rule \"%s.allow = c %u:%u rwm\" for "
-			 "/dev/%s, so it could not open it",
-			 path, ctx->prefix, n->major, n->minor, n->name);
-		missing++;
-	}
-	free(ctx);
-	if (missing)
-		gp_error("%d device rule(s) missing for today's majors: run gpu-provision attach "
-			 "<name> again to rewrite them",
-			 missing);
-	return missing ? -EACCES : 0;
-}
-
 /* A start's runtime state: it need not survive a crash, so no fsync at each start. */
 static int write_state(char *path, char *text)
 {
@@ -157,10 +98,13 @@ static int prepare_host(const char *root, const char *confdir, const char *name,
 	return r;
 }
 
-struct binds_ctx {
+/* What one walk of the container's config finds: its device rules, a recipe's binds. */
+struct config_scan {
+	struct gp_cg_rules rules;
+	const char *prefix;
 	const char *root, *name;
 	const struct gp_plan *plan;
-	int found;
+	int binds;
 };
 
 /* "dev/X" or "/dev/X" onto a node of the plan (or nvidia-caps, the caps' directory). */
@@ -204,38 +148,91 @@ static void pve_place(const char *root, const char *name, const char *key, const
 	free(c);
 }
 
-static int find_bind(const char *key, const char *value, const char *file, unsigned int line,
-		     void *user)
+/* A recipe's bind of a node the hook binds: named now, not left to fail at autodev. */
+static void find_bind(struct config_scan *s, const char *key, const char *value, const char *file,
+		      unsigned int line)
 {
-	struct binds_ctx *b = user;
 	char where[PATH_MAX + 16];
 	const char *node;
 
-	if (strcmp(key, "lxc.mount.entry") != 0 || !(node = planned_target(b->plan, value)))
-		return 0;
+	if (strcmp(key, "lxc.mount.entry") != 0 || !(node = planned_target(s->plan, value)))
+		return;
 	snprintf(where, sizeof(where), "%s:%u", file, line);
-	pve_place(b->root, b->name, key, value, where, sizeof(where));
+	pve_place(s->root, s->name, key, value, where, sizeof(where));
 	gp_error("%s: \"%s = %s\" binds /dev/%s itself, where gpu-hook binds it: the start would "
 		 "fail on it",
 		 where, key, value, node);
-	b->found++;
+	s->binds++;
+}
+
+static int scan_line(const char *key, const char *value, const char *file, unsigned int line,
+		     void *user)
+{
+	struct config_scan *s = user;
+	int r = gp_cg_rules_add(&s->rules, s->prefix, key, value);
+
+	find_bind(s, key, value, file, line);
+	if (r == -E2BIG)
+		return gp_error_errno(r,
+				      "%s:%u: more than %d device allow or deny rules: the hook "
+				      "reads no further; merge them (c 195:* rwm) or drop some",
+				      file, line, GP_CG_MAX_RULES);
+	if (r < 0)
+		gp_warn("%s:%u: cannot read device rule \"%s = %s\"; ignored", file, line, key,
+			value);
 	return 0;
 }
 
-/* A recipe's bind of a node the hook binds: refused now, the line named, not at autodev. */
-static int check_recipe_binds(const char *root, const char *name, const char *lxc_config,
-			      const struct gp_plan *plan)
+/* Every planned node's rule, once the config binds none of them itself. */
+static int check_rules(const struct config_scan *s, const char *path)
 {
-	struct binds_ctx b = { root, name, plan, 0 };
-	int r = gp_lxcconf_walk(lxc_config, find_bind, &b);
+	int missing = 0;
 
-	if (r < 0)
-		return gp_error_errno(r, "Failed to read the container config \"%s\"", lxc_config);
-	if (b.found)
+	if (s->binds) {
 		gp_error("take such lines out with \"gpu-provision adopt %s\" (--dry-run first): "
 			 "gpu-hook gives those nodes",
-			 name);
-	return b.found ? -EINVAL : 0;
+			 s->name);
+		return -EINVAL;
+	}
+	if (!s->rules.deny_all)
+		gp_warn("the container denies no device (no \"%s.deny = a\"): it can open every "
+			"GPU of the host; include LXC's common.conf to confine it",
+			s->prefix);
+	for (size_t i = 0; i < s->plan->n; i++) {
+		const struct gp_node *n = &s->plan->nodes[i];
+
+		if (gp_cg_rules_allow(&s->rules, n))
+			continue;
+		gp_error("the container's config \"%s\" has no rule \"%s.allow = c %u:%u rwm\" for "
+			 "/dev/%s, so it could not open it",
+			 path, s->prefix, n->major, n->minor, n->name);
+		missing++;
+	}
+	if (missing)
+		gp_error("%d device rule(s) missing for today's majors: run gpu-provision attach "
+			 "<name> again to rewrite them",
+			 missing);
+	return missing ? -EACCES : 0;
+}
+
+int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
+			 const char *root, const char *name)
+{
+	struct config_scan *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	*s = (struct config_scan){
+		.prefix = gp_cgroup_key_prefix(layout), .root = root, .name = name, .plan = plan
+	};
+	r = gp_lxcconf_walk(path, scan_line, s);
+	if (r < 0 && r != -E2BIG) /* past the cap is said where it is found */
+		gp_error("Failed to read the container config \"%s\": %s", path, strerror(-r));
+	if (r == 0)
+		r = check_rules(s, path);
+	free(s);
+	return r;
 }
 
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
@@ -261,9 +258,7 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
 		return -EINVAL;
 	}
-	r = check_recipe_binds(root, name, lxc_config, &plan);
-	if (r == 0)
-		r = gp_hook_check_rules(lxc_config, gp_cgroup_layout(), &plan);
+	r = gp_hook_check_config(lxc_config, gp_cgroup_layout(), &plan, root, name);
 	if (r < 0)
 		return r;
 	return write_state(gp_plan_path(root, name), gp_plan_format(&plan));

@@ -31,9 +31,12 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs);
 int gp_hook_post_stop(const char *root, const char *name);
 
 /*
- * Checks that the rules in the LXC config at path let the container open every
- * planned node; names each missing rule. -EACCES when one is missing.
+ * One walk of the LXC config at path (container name, host under root): -EINVAL when it
+ * binds a planned node itself (a recipe's lxc.mount.entry, each named with its file:line,
+ * on Proxmox the line of /etc/pve/lxc/<name>.conf); else -EACCES when its rules do not let
+ * the container open every planned node, each missing rule named. 0 when all is well.
  */
-int gp_hook_check_rules(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan);
+int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
+			 const char *root, const char *name);
 
 #endif

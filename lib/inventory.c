@@ -22,10 +22,12 @@ static int ini_name(const struct dirent *e)
 	return gp_name_is_valid(name);
 }
 
-int gp_inventory_names(const char *confdir, char ***names)
+/* The names of dir's files that filter takes, without their suffix of cut bytes, sorted. */
+static int file_names(const char *dir, int (*filter)(const struct dirent *), size_t cut,
+		      char ***names)
 {
 	struct dirent **list = NULL;
-	int n = scandir(confdir, &list, ini_name, alphasort);
+	int n = scandir(dir, &list, filter, alphasort);
 
 	*names = NULL;
 	if (n < 0)
@@ -33,11 +35,16 @@ int gp_inventory_names(const char *confdir, char ***names)
 	*names = calloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < n; i++) {
 		if (*names)
-			(*names)[i] = strndup(list[i]->d_name, strlen(list[i]->d_name) - 4);
+			(*names)[i] = strndup(list[i]->d_name, strlen(list[i]->d_name) - cut);
 		free(list[i]);
 	}
 	free(list);
 	return *names ? n : -ENOMEM;
+}
+
+int gp_inventory_names(const char *confdir, char ***names)
+{
+	return file_names(confdir, ini_name, strlen(".ini"), names);
 }
 
 static int pve_id(const struct dirent *e)
@@ -56,20 +63,9 @@ static int by_name(const void *a, const void *b)
 static int pve_containers(const char *root, char ***names)
 {
 	_cleanup_free_ char *dir = gp_path(root, "/etc/pve/lxc");
-	struct dirent **list = NULL;
-	int n = dir ? scandir(dir, &list, pve_id, alphasort) : -1;
 
 	*names = NULL;
-	if (n < 0)
-		return errno == ENOENT ? 0 : -errno;
-	*names = calloc((size_t)n + 1, sizeof(char *));
-	for (int i = 0; i < n; i++) {
-		if (*names)
-			(*names)[i] = strndup(list[i]->d_name, strlen(list[i]->d_name) - 5);
-		free(list[i]);
-	}
-	free(list);
-	return *names ? n : -ENOMEM;
+	return dir ? file_names(dir, pve_id, strlen(".conf"), names) : -ENOMEM;
 }
 
 int gp_inventory_containers(const char *root, const char *lxcpath, bool pve, char ***names)

@@ -162,15 +162,11 @@ static bool classify_bind(const char *root, const struct gp_host *host, const st
 /* devN: [path=]/dev/PATH[,gid=..,mode=..] */
 static bool classify_devn(const char *root, const struct gp_cfgline *c, struct gp_recipe_line *l)
 {
-	char path[256];
-	unsigned int idx;
-	const char *node, *p;
-	char extra;
+	char p[256];
+	const char *node;
 
-	if (sscanf(c->key, "dev%u%c", &idx, &extra) != 1 || sscanf(c->value, "%255[^,]", path) != 1)
-		return false;
-	p = starts_with(path, "path=") ? path + 5 : path;
-	if (!(node = dev_node(root, p)))
+	if (strcmp(c->key, "lxc.mount.entry") == 0 || !gp_cfg_source(c, p, sizeof(p)) ||
+	    !(node = dev_node(root, p)))
 		return false;
 	snprintf(l->node, sizeof(l->node), "%s", node);
 	host_source(root, p, l->source, sizeof(l->source));
@@ -228,7 +224,7 @@ static bool classify_first(const char *root, const struct gp_host *host, const s
 {
 	if (strcmp(c->key, "lxc.mount.entry") == 0 && classify_bind(root, host, c, l))
 		return true;
-	if (starts_with(c->key, "dev") && classify_devn(root, c, l))
+	if (classify_devn(root, c, l))
 		return true;
 	if (classify_rule(host, c, l))
 		return true;
@@ -347,15 +343,8 @@ static bool other_device(const char *root, const struct gp_cfgline *c)
 	char src[256], path[320];
 	struct stat st;
 
-	if (strcmp(c->key, "lxc.mount.entry") == 0) {
-		if (sscanf(c->value, "%255s", src) != 1)
-			return false;
-	} else if (!starts_with(c->key, "dev") || sscanf(c->value, "%255[^,]", src) != 1) {
-		return false;
-	}
-	if (starts_with(src, "path="))
-		memmove(src, src + 5, strlen(src + 5) + 1);
-	if (!starts_with(src, "/dev/") || starts_with(src, "/dev/nvidia") ||
+	if (!gp_cfg_source(c, src, sizeof(src)) || !starts_with(src, "/dev/") ||
+	    starts_with(src, "/dev/nvidia") ||
 	    any_of(src, static_devices, GP_ARRAY_SIZE(static_devices), true))
 		return false;
 	host_source(root, src, path, sizeof(path));
@@ -452,6 +441,11 @@ bool gp_recipe_gives_nodes(const struct gp_recipe_line *l)
 {
 	return l->kind == GP_RECIPE_BIND || l->kind == GP_RECIPE_DEVN ||
 	       l->kind == GP_RECIPE_RULE || l->kind == GP_RECIPE_HOOK;
+}
+
+bool gp_recipe_gives_now(const struct gp_recipe_line *l)
+{
+	return (gp_recipe_gives_nodes(l) || l->in_the_way) && !l->cfg->pending;
 }
 
 void gp_recipe_where(const struct gp_recipe *r, const struct gp_recipe_line *l, char *out,

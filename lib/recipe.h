@@ -63,6 +63,9 @@ void gp_recipe_free(struct gp_recipe *r);
 /* True for the kinds that give the container NVIDIA nodes (a start of gpu-hook clashes). */
 bool gp_recipe_gives_nodes(const struct gp_recipe_line *l);
 
+/* A line of today's config (not pending) that gives a node, or binds onto one gpu-hook binds. */
+bool gp_recipe_gives_now(const struct gp_recipe_line *l);
+
 /*
  * The GPUs the recipe gave, as a --gpus selection ("all" or nvidia-smi indices "0,2"),
  * from its node binds and devN, or NVIDIA_VISIBLE_DEVICES. 0; -ENOENT when it names none;

@@ -28,15 +28,9 @@ static void say_lines(const struct gp_takeover *t, bool (*pick)(const struct gp_
 	}
 }
 
-/* A line of today's config that gives an NVIDIA node, or binds onto one gpu-hook binds. */
-static bool gives_now(const struct gp_recipe_line *l)
-{
-	return (gp_recipe_gives_nodes(l) || l->in_the_way) && !l->cfg->pending;
-}
-
 static bool kept_giver(const struct gp_recipe_line *l)
 {
-	return gives_now(l) && !l->removable;
+	return gp_recipe_gives_now(l) && !l->removable;
 }
 
 static size_t count(const struct gp_takeover *t, bool (*pick)(const struct gp_recipe_line *))
@@ -51,14 +45,14 @@ static size_t count(const struct gp_takeover *t, bool (*pick)(const struct gp_re
 /* attach: a config that gives NVIDIA nodes by hand is not edited into one that clashes. */
 static int refuse_for_attach(const struct gp_attach_opts *o, const struct gp_takeover *t)
 {
-	size_t n = count(t, gives_now);
+	size_t n = count(t, gp_recipe_gives_now);
 
 	if (n == 0)
 		return 0;
 	gp_error("%s already gives NVIDIA nodes itself (%zu line(s)); gpu-hook's start would "
 		 "clash with them:",
 		 t->rec->cfg->files[0], n);
-	say_lines(t, gives_now, false);
+	say_lines(t, gp_recipe_gives_now, false);
 	gp_error("take them over with \"gpu-provision adopt %s --dry-run\", then \"gpu-provision "
 		 "adopt %s\"",
 		 o->name, o->name);
@@ -166,7 +160,7 @@ static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *h
 		say_lines(t, kept_giver, true);
 		return -EINVAL;
 	}
-	if (!count(t, gives_now) && !o->gpus) {
+	if (!count(t, gp_recipe_gives_now) && !o->gpus) {
 		gp_error("%s gives no NVIDIA node by hand: nothing to adopt; gpu-provision attach "
 			 "%s --gpus SEL gives it GPUs",
 			 t->rec->cfg->files[0], o->name);

@@ -59,7 +59,6 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
 				      .dry_run = cli->dry_run };
 }
 
-/* attach and adopt: the options both take, checked alike. */
 static int check_attach_options(const struct gp_cli *cli)
 {
 	if (cli->mode && strcmp(cli->mode, "hook") && strcmp(cli->mode, "devn")) {
@@ -77,28 +76,29 @@ static int check_attach_options(const struct gp_cli *cli)
 	return 0;
 }
 
-int gp_cmd_attach(const struct gp_cli *cli)
+/* attach and adopt: the same options, checked alike; adopt also takes a recipe's lines. */
+static int attach_or_adopt(const struct gp_cli *cli, const char *verb, bool adopt)
 {
 	struct gp_attach_opts o;
 	char hook[PATH_MAX];
-	int r = attach_opts_of_cli(cli, "attach", &o, hook, sizeof(hook));
+	int r = attach_opts_of_cli(cli, verb, &o, hook, sizeof(hook));
 
 	if (r < 0)
 		return gp_exit_code(r);
 	r = check_attach_options(cli);
-	return r ? r : gp_exit_code(gp_attach(&o, NULL));
+	if (r)
+		return r;
+	return gp_exit_code(adopt ? gp_adopt(&o) : gp_attach(&o, NULL));
+}
+
+int gp_cmd_attach(const struct gp_cli *cli)
+{
+	return attach_or_adopt(cli, "attach", false);
 }
 
 int gp_cmd_adopt(const struct gp_cli *cli)
 {
-	struct gp_attach_opts o;
-	char hook[PATH_MAX];
-	int r = attach_opts_of_cli(cli, "adopt", &o, hook, sizeof(hook));
-
-	if (r < 0)
-		return gp_exit_code(r);
-	r = check_attach_options(cli);
-	return r ? r : gp_exit_code(gp_adopt(&o));
+	return attach_or_adopt(cli, "adopt", true);
 }
 
 int gp_cmd_detach(const struct gp_cli *cli)

@@ -23,6 +23,14 @@ recipe_lines() {
 	done
 }
 
+# recipe_container NAME KEY OPTIONAL: a busybox container on its own 8-GPU host ($WORK/NAME)
+# whose config carries recipe_lines.
+recipe_container() {
+	make_root b200x8-590-open-hmm "$WORK/$1"
+	new_container "$P" "$1"
+	recipe_lines "$WORK/$1" "$2" "$3" >>"$P/$1/config"
+}
+
 # The GPU the recipe gave opens, the others (made by hand: common.conf allows mknod) do not.
 assert_only_gpu0() {
 	check "nvidia0" ENXIO "$(open_result "$P" "$1" /dev/nvidia0)"
@@ -63,9 +71,7 @@ adopt_and_start() {
 # Plain LXC syntax with the keys this host enforces, optional binds: before adopt the
 # wildcard lets the container open a GPU it was not given; after, only GPU 0.
 test_adopt_lxc_enforced_keys() {
-	make_root b200x8-590-open-hmm "$WORK/rl1"
-	new_container "$P" rl1
-	recipe_lines "$WORK/rl1" "$(enforced_key)" ,optional >>"$P/rl1/config"
+	recipe_container rl1 "$(enforced_key)" ,optional
 	start rl1
 	in_ct "$P" rl1 "mknod /dev/nvidia5 c 195 5"
 	check "before: nvidia5 reachable" ENXIO "$(open_result "$P" rl1 /dev/nvidia5)"
@@ -77,9 +83,7 @@ test_adopt_lxc_enforced_keys() {
 test_adopt_lxc_other_keys() {
 	local key=lxc.cgroup2.devices.allow
 	[ "$(enforced_key)" = "$key" ] && key=lxc.cgroup.devices.allow
-	make_root b200x8-590-open-hmm "$WORK/rl2"
-	new_container "$P" rl2
-	recipe_lines "$WORK/rl2" "$key" "" >>"$P/rl2/config"
+	recipe_container rl2 "$key" ""
 	adopt_and_start rl2 "$WORK/rl2" "$P/rl2/config"
 }
 
@@ -122,9 +126,7 @@ test_adopt_pve_syntax() {
 # adopt with nothing of a recipe's to take out keeps none.
 test_adopt_keeps_the_first_backup() {
 	local out
-	make_root b200x8-590-open-hmm "$WORK/rb"
-	new_container "$P" rb
-	recipe_lines "$WORK/rb" "$(enforced_key)" ,optional >>"$P/rb/config"
+	recipe_container rb "$(enforced_key)" ,optional
 	cp "$P/rb/config" "$WORK/rb.first"
 	gp --root "$WORK/rb" adopt rb >/dev/null
 	cmp "$WORK/rb.first" "$P/rb/config.gpu-provision-adopt.bak"
@@ -142,9 +144,7 @@ test_adopt_keeps_the_first_backup() {
 # attach on a recipe's config: refused, each line named, nothing written.
 test_attach_refuses_recipe() {
 	local err
-	make_root b200x8-590-open-hmm "$WORK/ra"
-	new_container "$P" ra
-	recipe_lines "$WORK/ra" "$(enforced_key)" ,optional >>"$P/ra/config"
+	recipe_container ra "$(enforced_key)" ,optional
 	cp "$P/ra/config" "$WORK/ra.before"
 	set +e
 	err=$(gp --root "$WORK/ra" attach ra --gpus 0 2>&1)

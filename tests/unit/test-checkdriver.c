@@ -17,17 +17,6 @@
 static char root[128], rootfs[160];
 static struct gp_findings found;
 
-static void __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
-
 /* The double as the file DIR/libcuda.so.VERSION under dir, and the cache ldconfig writes. */
 static void put_libcuda(const char *top, const char *dir_and_version)
 {

@@ -23,18 +23,6 @@
 
 static char root[128], lxcpath[192], confdir[192];
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
-
 /* The 8-GPU host with its nodes, an etc/pve/lxc and an LXC path. */
 static void host_setup(void)
 {

@@ -14,4 +14,16 @@
 #include <string.h>
 #include <cmocka.h>
 
+/* Runs a shell command made from fmt; the test fails unless it exits 0. */
+__attribute__((unused, format(printf, 1, 2))) static void sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
 #endif
