@@ -35,10 +35,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
-__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
-__asm__(".symver dlerror,dlerror@GLIBC_2.2.5");
-__asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
+#include "probe.h"
 
 typedef int (*cu_int)(int *);
 typedef int (*cu_init)(unsigned int);
@@ -48,7 +45,7 @@ typedef int (*cu_pci)(char *, int, int);
 typedef int (*cu_uuid)(unsigned char *, int);
 
 /* Only what a line may carry: no blanks, no control characters, bounded. */
-static const char *word(const char *s)
+const char *probe_word(const char *s)
 {
 	static char buf[4][256];
 	static int slot;
@@ -77,7 +74,7 @@ static void probe_node(const char *spec)
 		open_errno = errno;
 	else
 		close(fd);
-	printf("node %s %d %d %u %u %d\n", word(name), exists, exists && S_ISCHR(st.st_mode),
+	printf("node %s %d %d %u %u %d\n", probe_word(name), exists, exists && S_ISCHR(st.st_mode),
 	       exists ? major(st.st_rdev) : 0, exists ? minor(st.st_rdev) : 0, open_errno);
 }
 
@@ -91,7 +88,7 @@ static void report_libcuda(void *sym)
 	if (dladdr(sym, &info) && info.dli_fname && !realpath(info.dli_fname, real))
 		snprintf(real, sizeof(real), "%s", info.dli_fname);
 	suffix = strstr(real, ".so.");
-	printf("libcuda 1 %s %s\n", word(real), word(suffix ? suffix + 4 : NULL));
+	printf("libcuda 1 %s %s\n", probe_word(real), probe_word(suffix ? suffix + 4 : NULL));
 }
 
 static void report_devices(void *lib, int count)
@@ -117,12 +114,12 @@ static void report_devices(void *lib, int count)
 		printf("device %d %s "
 		       "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x"
 		       "%02x\n",
-		       i, word(bus), u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-		       u[10], u[11], u[12], u[13], u[14], u[15]);
+		       i, probe_word(bus), u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+		       u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 	}
 }
 
-static void probe_cuda(void)
+static void probe_cuda(bool deep)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	cu_int version, count;
@@ -151,18 +148,26 @@ static void probe_cuda(void)
 	r = init(0);
 	if (!name || name(r, &err) != 0)
 		err = NULL;
-	printf("cuinit %d %s\n", r, word(err));
+	printf("cuinit %d %s\n", r, probe_word(err));
 	if (r == 0 && count(&n) == 0)
 		report_devices(lib, n);
+	if (r == 0 && deep)
+		probe_compute(lib, n);
 }
 
 static int probe_main(int argc, char **argv)
 {
-	printf("gpu-probe 1\nglibc %s\n", word(gnu_get_libc_version()));
-	for (int i = 1; i < argc; i++)
-		probe_node(argv[i]);
+	bool deep = false;
+
+	printf("gpu-probe 1\nglibc %s\n", probe_word(gnu_get_libc_version()));
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--deep") == 0)
+			deep = true;
+		else
+			probe_node(argv[i]);
+	}
 	fflush(stdout);
-	probe_cuda();
+	probe_cuda(deep);
 	printf("end\n");
 	return fflush(stdout) == 0 ? 0 : 1;
 }
