@@ -151,8 +151,11 @@ static void probe_cuda(bool deep)
 	printf("cuinit %d %s\n", r, probe_word(err));
 	if (r == 0 && count(&n) == 0)
 		report_devices(lib, n);
-	if (r == 0 && deep)
+	if (r == 0 && deep) {
 		probe_compute(lib, n);
+		probe_nvdec(lib, n);
+		probe_nvml();
+	}
 }
 
 static int probe_main(int argc, char **argv)

@@ -17,4 +17,10 @@ const char *probe_word(const char *s);
 /* --deep: memory round trip and a PTX kernel on each of count devices (libcuda's). */
 void probe_compute(void *lib, int count);
 
+/* --deep: NVML's init, count and UUIDs (probe/deepmore.c). */
+void probe_nvml(void);
+
+/* --deep: NVDEC's decoder caps for H.264, HEVC, AV1 on each of count devices. */
+void probe_nvdec(void *cuda, int count);
+
 #endif
