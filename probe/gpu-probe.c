@@ -154,6 +154,7 @@ static void probe_cuda(bool deep)
 	if (r == 0 && deep) {
 		probe_compute(lib, n);
 		probe_nvdec(lib, n);
+		probe_nvenc(lib, n);
 		probe_nvml();
 	}
 }

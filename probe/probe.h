@@ -23,4 +23,7 @@ void probe_nvml(void);
 /* --deep: NVDEC's decoder caps for H.264, HEVC, AV1 on each of count devices. */
 void probe_nvdec(void *cuda, int count);
 
+/* --deep: an NVENC session per device and its codecs (probe/nvenc.c). */
+void probe_nvenc(void *cuda, int count);
+
 #endif

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gpu-probe --deep, NVENC: an encode session opened on each device's CUDA context and the
+ * codecs it lists:
+ *
+ *   nvenc DEVICE open CODE NAME         1 or 2 (no / unsupported device): not on this GPU
+ *   nvenc DEVICE codec h264|hevc|av1|other
+ *   nvenc - library 1 - 0               libnvidia-encode.so.1 missing
+ *
+ * The API version is the lower of the driver's largest (NvEncodeAPIGetMaxSupportedVersion)
+ * and 13.0, whose function list this file's offsets follow; the enums, struct versions
+ * and layouts are nvEncodeAPI.h's documented ABI, declared here.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+
+static const char *const status_names[] = {
+	"NV_ENC_SUCCESS",
+	"NV_ENC_ERR_NO_ENCODE_DEVICE",
+	"NV_ENC_ERR_UNSUPPORTED_DEVICE",
+	"NV_ENC_ERR_INVALID_ENCODERDEVICE",
+	"NV_ENC_ERR_INVALID_DEVICE",
+	"NV_ENC_ERR_DEVICE_NOT_EXIST",
+	"NV_ENC_ERR_INVALID_PTR",
+	"NV_ENC_ERR_INVALID_EVENT",
+	"NV_ENC_ERR_INVALID_PARAM",
+	"NV_ENC_ERR_INVALID_CALL",
+	"NV_ENC_ERR_OUT_OF_MEMORY",
+	"NV_ENC_ERR_ENCODER_NOT_INITIALIZED",
+	"NV_ENC_ERR_UNSUPPORTED_PARAM",
+	"NV_ENC_ERR_LOCK_BUSY",
+	"NV_ENC_ERR_NOT_ENOUGH_BUFFER",
+	"NV_ENC_ERR_INVALID_VERSION",
+	"NV_ENC_ERR_MAP_FAILED",
+	"NV_ENC_ERR_NEED_MORE_INPUT",
+	"NV_ENC_ERR_ENCODER_BUSY",
+	"NV_ENC_ERR_EVENT_NOT_REGISTERD",
+	"NV_ENC_ERR_GENERIC",
+	"NV_ENC_ERR_INCOMPATIBLE_CLIENT_KEY",
+	"NV_ENC_ERR_UNIMPLEMENTED",
+	"NV_ENC_ERR_RESOURCE_REGISTER_FAILED",
+	"NV_ENC_ERR_RESOURCE_NOT_REGISTERED",
+	"NV_ENC_ERR_RESOURCE_NOT_MAPPED",
+	"NV_ENC_ERR_NEED_MORE_OUTPUT",
+};
+
+static const char *status_name(int r)
+{
+	return r >= 0 && (size_t)r < sizeof(status_names) / sizeof(status_names[0])
+		   ? status_names[r]
+		   : "-";
+}
+
+struct guid {
+	uint32_t a;
+	uint16_t b, c;
+	uint8_t d[8];
+};
+
+static const struct {
+	struct guid g;
+	const char *name;
+} codecs[] = {
+	{ { 0x6bc82762, 0x4e63, 0x4ca4, { 0xaa, 0x85, 0x1e, 0x50, 0xf3, 0x21, 0xf6, 0xbf } },
+	  "h264" },
+	{ { 0x790cdc88, 0x4522, 0x4d7b, { 0x94, 0x25, 0xbd, 0xa9, 0x97, 0x5f, 0x76, 0x03 } },
+	  "hevc" },
+	{ { 0x0a352289, 0x0aa7, 0x4759, { 0x86, 0x2d, 0x5d, 0x15, 0xcd, 0x16, 0xd2, 0x54 } },
+	  "av1" },
+};
+
+/* NV_ENCODE_API_FUNCTION_LIST: version, reserved, then the entry points in this order. */
+enum { F_GUID_COUNT = 1, F_GUIDS = 4, F_DESTROY = 27, F_OPEN_EX = 29, F_SLOTS = 320 };
+struct function_list {
+	uint32_t version, reserved;
+	void *f[F_SLOTS];
+};
+
+/* NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS */
+struct open_params {
+	uint32_t version;
+	uint32_t device_type; /* NV_ENC_DEVICE_TYPE_CUDA: 1 */
+	void *device;
+	void *reserved;
+	uint32_t api_version;
+	uint32_t reserved1[253];
+	void *reserved2[64];
+};
+
+static uint32_t api_version(void *lib)
+{
+	int (*max)(uint32_t *) = NULL;
+	uint32_t v = 0, major, minor;
+
+	*(void **)&max = dlsym(lib, "NvEncodeAPIGetMaxSupportedVersion");
+	if (!max || max(&v) != 0)
+		return 0;
+	major = v >> 4;
+	minor = v & 0xf;
+	if (major > 13) {
+		major = 13;
+		minor = 0;
+	}
+	return major | minor << 24;
+}
+
+static void list_codecs(const struct function_list *fl, int index, void *encoder)
+{
+	int (*count)(void *, uint32_t *) = NULL;
+	int (*guids)(void *, struct guid *, uint32_t, uint32_t *) = NULL;
+	struct guid g[16];
+	uint32_t n = 0, got = 0;
+
+	*(void **)&count = fl->f[F_GUID_COUNT];
+	*(void **)&guids = fl->f[F_GUIDS];
+	if (!count || !guids || count(encoder, &n) != 0 || guids(encoder, g, 16, &got) != 0)
+		return;
+	for (uint32_t i = 0; i < got && i < 16; i++) {
+		const char *name = "other";
+
+		for (size_t k = 0; k < sizeof(codecs) / sizeof(codecs[0]); k++)
+			if (memcmp(&g[i], &codecs[k].g, sizeof(g[i])) == 0)
+				name = codecs[k].name;
+		printf("nvenc %d codec %s\n", index, name);
+	}
+}
+
+static void device_encode(void *cuda, const struct function_list *fl, uint32_t api, int index)
+{
+	int (*get)(int *, int) = NULL, (*retain)(void **, int) = NULL, (*release)(int) = NULL;
+	int (*open)(struct open_params *, void **) = NULL, (*destroy)(void *) = NULL;
+	struct open_params *p = calloc(1, sizeof(*p));
+	void *ctx = NULL, *encoder = NULL;
+	int dev, r;
+
+	*(void **)&get = dlsym(cuda, "cuDeviceGet");
+	*(void **)&retain = dlsym(cuda, "cuDevicePrimaryCtxRetain");
+	*(void **)&release = dlsym(cuda, "cuDevicePrimaryCtxRelease_v2");
+	*(void **)&open = fl->f[F_OPEN_EX];
+	*(void **)&destroy = fl->f[F_DESTROY];
+	if (!p || !get || !retain || !release || !open || !destroy || get(&dev, index) != 0 ||
+	    retain(&ctx, dev) != 0) {
+		free(p);
+		return;
+	}
+	p->version = api | 1u << 16 | 0x7u << 28;
+	p->device_type = 1;
+	p->device = ctx;
+	p->api_version = api;
+	r = open(p, &encoder);
+	printf("nvenc %d open %d %s\n", index, r, status_name(r));
+	if (r == 0) {
+		list_codecs(fl, index, encoder);
+		destroy(encoder);
+	}
+	release(dev);
+	free(p);
+}
+
+void probe_nvenc(void *cuda, int count)
+{
+	void *lib = dlopen("libnvidia-encode.so.1", RTLD_NOW | RTLD_LOCAL);
+	int (*create)(struct function_list *) = NULL;
+	struct function_list *fl;
+	uint32_t api;
+	int r;
+
+	if (!lib) {
+		printf("nvenc - library 1 - 0\n");
+		return;
+	}
+	*(void **)&create = dlsym(lib, "NvEncodeAPICreateInstance");
+	api = api_version(lib);
+	fl = calloc(1, sizeof(*fl));
+	if (!create || !api || !fl) {
+		printf("nvenc - symbols 1 - 0\n");
+		free(fl);
+		return;
+	}
+	fl->version = api | 2u << 16 | 0x7u << 28;
+	r = create(fl);
+	if (r != 0)
+		printf("nvenc - instance %d %s\n", r, status_name(r));
+	for (int i = 0; r == 0 && i < count && i < 64; i++)
+		device_encode(cuda, fl, api, i);
+	free(fl);
+}
