@@ -99,7 +99,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 # _start (no __libc_start_main@GLIBC_2.34), no libraries of ours, no newer symbol versions
 # (test_probe_glibc_symbols checks). It is always built plain, without the sanitizers of
 # make asan: it runs inside containers, on their C library alone.
-$(BUILD)/gpu-probe: probe/gpu-probe.c probe/compute.c probe/deepmore.c probe/nvenc.c probe/probe.h
+$(BUILD)/gpu-probe: $(wildcard probe/*.c) probe/probe.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \

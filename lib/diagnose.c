@@ -114,7 +114,15 @@ static bool past_nodes(const struct gp_probe_result *r)
 /* Where the probe was when its report ended. */
 static const char *stage(const struct gp_probe_result *r)
 {
-	return r->cuinit_done	   ? "after cuInit"
+	static char deep[64];
+
+	if (r->stage_cap[0] && r->stage_device >= 0)
+		snprintf(deep, sizeof(deep), "in --deep's %s on device %d", r->stage_cap,
+			 r->stage_device);
+	else if (r->stage_cap[0])
+		snprintf(deep, sizeof(deep), "in --deep's %s", r->stage_cap);
+	return r->stage_cap[0]	   ? deep
+	       : r->cuinit_done	   ? "after cuInit"
 	       : r->reached_cuinit ? "inside cuInit"
 				   : "before cuInit";
 }
@@ -479,6 +487,8 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 		cuinit_other(f, e, r);
 	else if (r->cuinit_done)
 		check_devices(f, e, r);
+	if (e->deep)
+		gp_diagnose_deep(r, e, f);
 	if (r->timed_out)
 		r->status = GP_PROBE_TIMEOUT;
 	else if (r->cuinit_done && r->cuinit_code == 0 && !gp_findings_errors(f))

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "deep.h"
 #include "findings.h"
 #include "hmm.h"
 #include "host.h"
@@ -21,6 +22,9 @@ struct gp_expect {
 	const struct gp_hmm *hmm;
 	int timeout_ms;
 	bool fixture_host; /* --root: the driver is a capture, its nodes reach no driver here */
+	const struct gp_deep *deep; /* --deep's verdicts, NULL without --deep */
+	bool inject;		    /* the hook gives it the host's driver user space */
+	unsigned int capabilities;  /* and these of it: GP_CAP_BIT(enum gp_capability) */
 };
 
 /* True when the verdict on HMM matters for this result (cuInit gave 3 or hung). */
@@ -32,5 +36,13 @@ bool gp_diagnose_needs_hmm(const struct gp_probe_result *r);
  * no other, and no error was found.
  */
 void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp_findings *f);
+
+/*
+ * The findings of --deep (lib/diagnosedeep.c): one per kind of failure, the devices it
+ * hit named in its evidence, with the fix for its code. A library the container lacks is
+ * an error where its ini injects that capability, else said for information.
+ */
+void gp_diagnose_deep(const struct gp_probe_result *r, const struct gp_expect *e,
+		      struct gp_findings *f);
 
 #endif

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <lxc/lxccontainer.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -92,6 +93,70 @@ static int parse_device(const char *line, struct gp_probe_result *r)
 	return 0;
 }
 
+static bool is_capability(const char *cap)
+{
+	static const char *const caps[] = { "compute", "nvml", "nvdec", "nvenc", "vulkan" };
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(caps); i++)
+		if (strcmp(cap, caps[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A device word: an ordinal below the devices the probe reported, or "-" (-1). */
+static int parse_ordinal(const char *word, const struct gp_probe_result *r, int *out)
+{
+	char *end;
+	long v;
+
+	if (strcmp(word, "-") == 0) {
+		*out = -1;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(word, &end, 10);
+	if (errno || *end || end == word || word[0] == '-' || word[0] == '+' || v >= r->ndevices)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_deep(const char *line, struct gp_probe_result *r)
+{
+	struct gp_probe_step *s = &r->steps[r->nsteps];
+	char cap[8], dev[8], step[16], name[48], detail[72];
+	int used = 0;
+
+	if (r->nsteps == GP_PROBE_MAX_STEPS ||
+	    sscanf(line, "deep %7s %7s %15s %d %47s %lf %71s%n", cap, dev, step, &s->code, name,
+		   &s->ms, detail, &used) != 7 ||
+	    line[used] || !is_capability(cap) || parse_ordinal(dev, r, &s->device) < 0 ||
+	    !(s->ms >= 0 && s->ms < 1e9) || !copy_word(s->cap, sizeof(s->cap), cap) ||
+	    !copy_word(s->step, sizeof(s->step), step) ||
+	    !copy_word(s->name, sizeof(s->name), name) ||
+	    !copy_word(s->detail, sizeof(s->detail), detail))
+		return -EINVAL;
+	r->nsteps++;
+	return 0;
+}
+
+/* "stage cuinit", or "stage CAP DEVICE" before each part of --deep. */
+static int parse_stage(const char *line, struct gp_probe_result *r)
+{
+	char cap[8], dev[8];
+	int used = 0;
+
+	if (strncmp(line, "deep ", 5) == 0)
+		return parse_deep(line, r);
+	if (strncmp(line, "stage ", 6) == 0)
+		return parse_stage(line, r);
+	if (sscanf(line, "stage %7s %7s%n", cap, dev, &used) != 2 || line[used] ||
+	    !is_capability(cap) || parse_ordinal(dev, r, &r->stage_device) < 0)
+		return -EINVAL;
+	snprintf(r->stage_cap, sizeof(r->stage_cap), "%s", cap);
+	return 0;
+}
+
 static int parse_scalar(const char *line, const char *key, int lo, int hi, int *out)
 {
 	int used = 0;
@@ -123,10 +188,10 @@ static int parse_line(const char *line, struct gp_probe_result *r)
 		r->symbols_missing = true;
 		return 0;
 	}
-	if (strcmp(line, "stage cuinit") == 0) {
-		r->reached_cuinit = true;
-		return 0;
-	}
+	if (strncmp(line, "deep ", 5) == 0)
+		return parse_deep(line, r);
+	if (strncmp(line, "stage ", 6) == 0)
+		return parse_stage(line, r);
 	if (sscanf(line, "glibc %31s%n", glibc, &v) == 1 && !line[v])
 		return copy_word(r->glibc, sizeof(r->glibc), glibc) ? 0 : -EINVAL;
 	return -EINVAL;
@@ -236,17 +301,20 @@ static int attach_and_wait(void *data)
 	end_like(status);
 }
 
-static char **probe_argv(const struct gp_plan *expected)
+static char **probe_argv(const struct gp_plan *expected, bool deep)
 {
-	char **argv = calloc(expected->n + 2, sizeof(char *));
+	char **argv = calloc(expected->n + 3, sizeof(char *));
+	size_t k = 1;
 
 	if (!argv)
 		return NULL;
 	argv[0] = strdup("gpu-probe");
-	for (size_t i = 0; i < expected->n; i++)
-		if (asprintf(&argv[i + 1], "%s:%u:%u", expected->nodes[i].name,
+	if (deep)
+		argv[k++] = strdup("--deep");
+	for (size_t i = 0; i < expected->n; i++, k++)
+		if (asprintf(&argv[k], "%s:%u:%u", expected->nodes[i].name,
 			     expected->nodes[i].major, expected->nodes[i].minor) < 0)
-			argv[i + 1] = NULL;
+			argv[k] = NULL;
 	return argv;
 }
 
@@ -275,7 +343,8 @@ static void take_result(const struct gp_child *ch, struct gp_probe_result *r)
 }
 
 int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
-		 const struct gp_plan *expected, int timeout_ms, struct gp_probe_result *r)
+		 const struct gp_plan *expected, bool deep, int timeout_ms,
+		 struct gp_probe_result *r)
 {
 	struct attach_job job = { lxcpath, name, { -1, -1 }, NULL };
 	struct gp_child_opts opts = {
@@ -297,7 +366,7 @@ int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 		return -ESRCH;
 	}
 	job.fds[0] = gp_sealed_copy(probe_path, PROBE_BINARY_MAX, "gpu-probe");
-	job.argv = probe_argv(expected);
+	job.argv = probe_argv(expected, deep);
 	ret = job.fds[0] < 0 ? job.fds[0] : job.argv ? 0 : -ENOMEM;
 	if (ret == 0 && pipe2(attached, O_CLOEXEC | O_NONBLOCK) < 0)
 		ret = -errno;

@@ -8,8 +8,9 @@
 
 #include "plan.h"
 
-#define GP_PROBE_OUTPUT_MAX (64 * 1024)
+#define GP_PROBE_OUTPUT_MAX (128 * 1024)
 #define GP_PROBE_MAX_DEVICES 64
+#define GP_PROBE_MAX_STEPS 1536
 
 enum gp_probe_status { GP_PROBE_OK, GP_PROBE_FAILED, GP_PROBE_TIMEOUT };
 
@@ -24,6 +25,17 @@ struct gp_probe_device {
 	int ordinal;
 	char pci[32];
 	char uuid[64];
+};
+
+/* One step of --deep: "deep CAP DEVICE STEP CODE NAME MS DETAIL" (probe/deep.c). */
+struct gp_probe_step {
+	char cap[8]; /* compute, nvml, nvdec, nvenc, vulkan */
+	int device;  /* the CUDA ordinal, -1 for a step of no one device */
+	char step[16];
+	int code;
+	char name[48]; /* the code's name, "-" when the library gave none */
+	double ms;
+	char detail[72]; /* "-" for none */
 };
 
 /* What gpu-probe said, and how it ended. Everything in it came from the container. */
@@ -44,6 +56,10 @@ struct gp_probe_result {
 	char cuinit_name[64];
 	int ndevices;
 	struct gp_probe_device devices[GP_PROBE_MAX_DEVICES];
+	struct gp_probe_step steps[GP_PROBE_MAX_STEPS]; /* --deep's, in order */
+	size_t nsteps;
+	char stage_cap[8]; /* the last "stage CAP DEVICE": where a hang in --deep was */
+	int stage_device;
 	bool complete;		 /* the "end" line came */
 	unsigned int bad_lineno; /* the first line the parser refused, 0 if none */
 	char bad_line[160];	 /* that line, escaped */
@@ -70,12 +86,13 @@ int gp_probe_parse(const char *buf, struct gp_probe_result *r);
  * can neither see nor change it) inside the running container, with its namespaces,
  * cgroup, credentials and LSM profile and a cleared environment, through liblxc's
  * attach made in a child of lib/child.c (no terminal, no descriptor but 0-2). The nodes
- * of expected are given to it to check. Never waits longer than timeout_ms for it,
- * attach included: on expiry it notes the process state, kills it and returns, even if
- * it cannot be reaped. Returns 0 with r filled (see r->status), or -errno when the
+ * of expected are given to it to check; deep has it prove each capability too. Never waits longer
+ * than timeout_ms for it, attach included: on expiry it notes the process state, kills it and
+ * returns, even if it cannot be reaped. Returns 0 with r filled (see r->status), or -errno when the
  * probe could not be started at all.
  */
 int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
-		 const struct gp_plan *expected, int timeout_ms, struct gp_probe_result *r);
+		 const struct gp_plan *expected, bool deep, int timeout_ms,
+		 struct gp_probe_result *r);
 
 #endif

@@ -2,9 +2,9 @@
 /*
  * gpu-probe --deep, compute: on each device, in its primary context, 1 MiB copied to the
  * device and back and compared, then a kernel loaded from PTX text (so the driver's JIT is
- * proven too) run over that buffer and its result checked. One line per step:
- *
- *   compute DEVICE STEP CODE NAME MS
+ * proven too) run over that buffer and its result checked. The steps, in order: device,
+ * context, current, alloc, htod, dtoh, compare (CODE: the words that differ), module,
+ * function, launch, sync, kernel-dtoh, kernel-result (CODE: the words that differ).
  *
  * Prototypes and constants from the CUDA driver API's documented ABI (cuda.h), declared
  * here: the probe has no link-time dependency on libcuda.
@@ -14,11 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "probe.h"
 
-typedef int cu_result;
 typedef unsigned long long cu_ptr;
 
 /* p[i] += i over n words: the result depends on every thread's own index. */
@@ -52,70 +50,90 @@ static const char ptx[] = ".version 6.0\n"
 #define BLOCK 256u
 
 struct cuda {
-	cu_result (*get)(int *, int);
-	cu_result (*retain)(void **, int);
-	cu_result (*release)(int);
-	cu_result (*set_current)(void *);
-	cu_result (*alloc)(cu_ptr *, size_t);
-	cu_result (*free_)(cu_ptr);
-	cu_result (*htod)(cu_ptr, const void *, size_t);
-	cu_result (*dtoh)(void *, cu_ptr, size_t);
-	cu_result (*load)(void **, const void *);
-	cu_result (*unload)(void *);
-	cu_result (*function)(void **, void *, const char *);
-	cu_result (*launch)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
-			    unsigned int, unsigned int, unsigned int, void *, void **, void **);
-	cu_result (*sync)(void);
-	cu_result (*error_name)(cu_result, const char **);
+	struct probe_cuda_ctx ctx;
+	int (*alloc)(cu_ptr *, size_t);
+	int (*free_)(cu_ptr);
+	int (*htod)(cu_ptr, const void *, size_t);
+	int (*dtoh)(void *, cu_ptr, size_t);
+	int (*load)(void **, const void *);
+	int (*unload)(void *);
+	int (*function)(void **, void *, const char *);
+	int (*launch)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+		      unsigned int, unsigned int, void *, void **, void **);
+	int (*sync)(void);
 };
+
+bool probe_cuda_ctx_load(void *cuda, const char *cap, struct probe_cuda_ctx *c)
+{
+	static const char *const names[] = { "cuDeviceGet", "cuDevicePrimaryCtxRetain",
+					     "cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent" };
+	void *f[4];
+
+	if (!probe_symbols(cap, cuda, names, f, 4))
+		return false;
+	*(void **)&c->get = f[0];
+	*(void **)&c->retain = f[1];
+	*(void **)&c->release = f[2];
+	*(void **)&c->set_current = f[3];
+	*(void **)&c->error_name = dlsym(cuda, "cuGetErrorName");
+	return true;
+}
+
+const char *probe_cuda_error(const struct probe_cuda_ctx *c, int code)
+{
+	const char *name = NULL;
+
+	if (!c->error_name || c->error_name(code, &name) != 0)
+		return NULL;
+	return name;
+}
 
 static bool load_symbols(void *lib, struct cuda *c)
 {
-	*(void **)&c->get = dlsym(lib, "cuDeviceGet");
-	*(void **)&c->retain = dlsym(lib, "cuDevicePrimaryCtxRetain");
-	*(void **)&c->release = dlsym(lib, "cuDevicePrimaryCtxRelease_v2");
-	*(void **)&c->set_current = dlsym(lib, "cuCtxSetCurrent");
-	*(void **)&c->alloc = dlsym(lib, "cuMemAlloc_v2");
-	*(void **)&c->free_ = dlsym(lib, "cuMemFree_v2");
-	*(void **)&c->htod = dlsym(lib, "cuMemcpyHtoD_v2");
-	*(void **)&c->dtoh = dlsym(lib, "cuMemcpyDtoH_v2");
-	*(void **)&c->load = dlsym(lib, "cuModuleLoadData");
-	*(void **)&c->unload = dlsym(lib, "cuModuleUnload");
-	*(void **)&c->function = dlsym(lib, "cuModuleGetFunction");
-	*(void **)&c->launch = dlsym(lib, "cuLaunchKernel");
-	*(void **)&c->sync = dlsym(lib, "cuCtxSynchronize");
-	*(void **)&c->error_name = dlsym(lib, "cuGetErrorName");
-	return c->get && c->retain && c->release && c->set_current && c->alloc && c->free_ &&
-	       c->htod && c->dtoh && c->load && c->unload && c->function && c->launch && c->sync;
-}
+	static const char *const names[] = {
+		"cuMemAlloc_v2",       "cuMemFree_v2",	   "cuMemcpyHtoD_v2",
+		"cuMemcpyDtoH_v2",     "cuModuleLoadData", "cuModuleUnload",
+		"cuModuleGetFunction", "cuLaunchKernel",   "cuCtxSynchronize",
+	};
+	void *f[9];
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	if (!probe_cuda_ctx_load(lib, "compute", &c->ctx) ||
+	    !probe_symbols("compute", lib, names, f, 9))
+		return false;
+	*(void **)&c->alloc = f[0];
+	*(void **)&c->free_ = f[1];
+	*(void **)&c->htod = f[2];
+	*(void **)&c->dtoh = f[3];
+	*(void **)&c->load = f[4];
+	*(void **)&c->unload = f[5];
+	*(void **)&c->function = f[6];
+	*(void **)&c->launch = f[7];
+	*(void **)&c->sync = f[8];
+	return true;
 }
 
 /* Prints the step's line; true when it succeeded. */
-static bool step(const struct cuda *c, int dev, const char *name, cu_result r, double t0)
+static bool step(const struct cuda *c, int dev, const char *name, int r, double t0)
 {
-	const char *err = NULL;
-
-	if (!c->error_name || c->error_name(r, &err) != 0)
-		err = NULL;
-	printf("compute %d %s %d %s %.1f\n", dev, name, r, probe_word(err), now_ms() - t0);
-	fflush(stdout);
+	probe_step("compute", dev, name, r, probe_cuda_error(&c->ctx, r), t0, NULL);
 	return r == 0;
 }
 
-/* The words match what p[i] = pattern(i) gives after the kernel (with or without it). */
+/* A check of the buffer is a step of its own: its code is the number of words that differ. */
+static bool check_step(int dev, const char *name, int differ, double t0)
+{
+	probe_step("compute", dev, name, differ, differ ? "mismatch" : "equal", t0, NULL);
+	return differ == 0;
+}
+
+/* The words that differ from p[i] = pattern(i), after the kernel (p[i] + i) or before it. */
 static int mismatches(const uint32_t *p, bool kernel)
 {
+	int n = 0;
+
 	for (uint32_t i = 0; i < WORDS; i++)
-		if (p[i] != i * 2654435761u + (kernel ? i : 0))
-			return 1;
-	return 0;
+		n += p[i] != i * 2654435761u + (kernel ? i : 0);
+	return n;
 }
 
 static void run_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *host)
@@ -123,65 +141,76 @@ static void run_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *host
 	void *module = NULL, *fn = NULL;
 	unsigned int n = WORDS;
 	void *params[] = { &buf, &n };
-	double t0 = now_ms();
+	double t0 = probe_now_ms();
 
 	if (!step(c, dev, "module", c->load(&module, ptx), t0))
 		return;
-	t0 = now_ms();
+	t0 = probe_now_ms();
 	if (step(c, dev, "function", c->function(&fn, module, "gp_add_index"), t0)) {
-		t0 = now_ms();
+		t0 = probe_now_ms();
 		if (step(c, dev, "launch",
 			 c->launch(fn, WORDS / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL),
 			 t0) &&
 		    step(c, dev, "sync", c->sync(), t0)) {
-			t0 = now_ms();
+			t0 = probe_now_ms();
 			if (step(c, dev, "kernel-dtoh", c->dtoh(host, buf, WORDS * 4), t0))
-				step(c, dev, "kernel-result", mismatches(host, true), t0);
+				check_step(dev, "kernel-result", mismatches(host, true), t0);
 		}
 	}
 	c->unload(module);
 }
 
+static void round_trip(const struct cuda *c, int index, uint32_t *host)
+{
+	cu_ptr buf = 0;
+	double t0 = probe_now_ms();
+
+	if (!step(c, index, "alloc", c->alloc(&buf, WORDS * 4), t0))
+		return;
+	for (uint32_t i = 0; i < WORDS; i++)
+		host[i] = i * 2654435761u;
+	t0 = probe_now_ms();
+	if (step(c, index, "htod", c->htod(buf, host, WORDS * 4), t0)) {
+		memset(host, 0, WORDS * 4);
+		t0 = probe_now_ms();
+		if (step(c, index, "dtoh", c->dtoh(host, buf, WORDS * 4), t0) &&
+		    check_step(index, "compare", mismatches(host, false), t0))
+			run_kernel(c, index, buf, host);
+	}
+	c->free_(buf);
+}
+
 static void device_compute(const struct cuda *c, int index, uint32_t *host)
 {
 	void *ctx = NULL;
-	cu_ptr buf = 0;
-	double t0 = now_ms();
+	double t0 = probe_now_ms();
 	int dev;
 
-	if (!step(c, index, "device", c->get(&dev, index), t0))
+	probe_stage("compute", index);
+	if (!step(c, index, "device", c->ctx.get(&dev, index), t0))
 		return;
-	t0 = now_ms();
-	if (!step(c, index, "context", c->retain(&ctx, dev), t0))
+	t0 = probe_now_ms();
+	if (!step(c, index, "context", c->ctx.retain(&ctx, dev), t0))
 		return;
-	if (step(c, index, "current", c->set_current(ctx), t0) &&
-	    step(c, index, "alloc", c->alloc(&buf, WORDS * 4), t0)) {
-		for (uint32_t i = 0; i < WORDS; i++)
-			host[i] = i * 2654435761u;
-		t0 = now_ms();
-		if (step(c, index, "htod", c->htod(buf, host, WORDS * 4), t0)) {
-			memset(host, 0, WORDS * 4);
-			if (step(c, index, "dtoh", c->dtoh(host, buf, WORDS * 4), t0) &&
-			    step(c, index, "compare", mismatches(host, false), t0))
-				run_kernel(c, index, buf, host);
-		}
-		c->free_(buf);
-	}
-	c->set_current(NULL);
-	c->release(dev);
+	t0 = probe_now_ms();
+	if (step(c, index, "current", c->ctx.set_current(ctx), t0))
+		round_trip(c, index, host);
+	c->ctx.set_current(NULL);
+	c->ctx.release(dev);
 }
 
-void probe_compute(void *lib, int count)
+void probe_compute(void *cuda, int count)
 {
 	uint32_t *host = malloc(WORDS * 4);
 	struct cuda c;
 
-	if (!host || !load_symbols(lib, &c)) {
-		printf("compute - symbols 1 - 0\n");
-		free(host);
+	probe_stage("compute", -1);
+	if (!host) {
+		probe_step("compute", -1, "memory", 1, NULL, probe_now_ms(), NULL);
 		return;
 	}
-	for (int i = 0; i < count && i < 64; i++)
-		device_compute(&c, i, host);
+	if (load_symbols(cuda, &c))
+		for (int i = 0; i < count && i < 64; i++)
+			device_compute(&c, i, host);
 	free(host);
 }

@@ -3,7 +3,7 @@
  * gpu-probe: runs inside a container, through the container's own dynamic loader and
  * C library, and says what a CUDA program there would meet:
  *
- *   gpu-probe NAME:MAJOR:MINOR...
+ *   gpu-probe [--deep] NAME:MAJOR:MINOR...
  *
  * prints, one fact a line (parsed strictly by gpu-provision probe):
  *
@@ -17,6 +17,9 @@
  *   devices 1
  *   device 0 0000:00:06.0 GPU-...
  *   end
+ *
+ * With --deep, after a cuInit that succeeded and before "end", the lines of probe/deep.c:
+ * each capability proven on each device (compute, nvdec, nvenc), then NVML and Vulkan.
  *
  * Containers may have a C library as old as glibc 2.28, so the binary asks for no symbol
  * version newer than that: its own _start instead of __libc_start_main@GLIBC_2.34, the
@@ -156,6 +159,7 @@ static void probe_cuda(bool deep)
 		probe_nvdec(lib, n);
 		probe_nvenc(lib, n);
 		probe_nvml();
+		probe_vulkan();
 	}
 }
 

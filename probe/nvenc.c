@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * gpu-probe --deep, NVENC: an encode session opened on each device's CUDA context and the
- * codecs it lists:
+ * codecs it lists. The steps: instance (DETAIL: the API version asked for), then on each
+ * device open (codes 1 and 2, no or an unsupported encode device: not on this GPU) and
+ * codecs (DETAIL: h264,hevc,av1 as listed; "other" for a GUID not known here):
  *
- *   nvenc DEVICE open CODE NAME         1 or 2 (no / unsupported device): not on this GPU
- *   nvenc DEVICE codec h264|hevc|av1|other
- *   nvenc - library 1 - 0               libnvidia-encode.so.1 missing
+ *   deep nvenc 0 open 2 NV_ENC_ERR_UNSUPPORTED_DEVICE 3.4 -
  *
  * The API version is the lower of the driver's largest (NvEncodeAPIGetMaxSupportedVersion)
  * and 13.0, whose function list this file's offsets follow; the enums, struct versions
@@ -113,38 +113,47 @@ static void list_codecs(const struct function_list *fl, int index, void *encoder
 {
 	int (*count)(void *, uint32_t *) = NULL;
 	int (*guids)(void *, struct guid *, uint32_t, uint32_t *) = NULL;
+	double t0 = probe_now_ms();
+	char list[64] = "";
 	struct guid g[16];
 	uint32_t n = 0, got = 0;
+	int r;
 
 	*(void **)&count = fl->f[F_GUID_COUNT];
 	*(void **)&guids = fl->f[F_GUIDS];
-	if (!count || !guids || count(encoder, &n) != 0 || guids(encoder, g, 16, &got) != 0)
-		return;
-	for (uint32_t i = 0; i < got && i < 16; i++) {
+	r = count(encoder, &n);
+	if (r == 0)
+		r = guids(encoder, g, 16, &got);
+	for (uint32_t i = 0; r == 0 && i < got && i < 16; i++) {
 		const char *name = "other";
 
 		for (size_t k = 0; k < sizeof(codecs) / sizeof(codecs[0]); k++)
 			if (memcmp(&g[i], &codecs[k].g, sizeof(g[i])) == 0)
 				name = codecs[k].name;
-		printf("nvenc %d codec %s\n", index, name);
+		if (strlen(list) + strlen(name) + 2 < sizeof(list))
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 list[0] ? "," : "", name);
 	}
+	probe_step("nvenc", index, "codecs", r, status_name(r), t0, list);
 }
 
-static void device_encode(void *cuda, const struct function_list *fl, uint32_t api, int index)
+static void device_encode(const struct probe_cuda_ctx *c, const struct function_list *fl,
+			  uint32_t api, int index)
 {
-	int (*get)(int *, int) = NULL, (*retain)(void **, int) = NULL, (*release)(int) = NULL;
 	int (*open)(struct open_params *, void **) = NULL, (*destroy)(void *) = NULL;
 	struct open_params *p = calloc(1, sizeof(*p));
 	void *ctx = NULL, *encoder = NULL;
+	double t0 = probe_now_ms();
 	int dev, r;
 
-	*(void **)&get = dlsym(cuda, "cuDeviceGet");
-	*(void **)&retain = dlsym(cuda, "cuDevicePrimaryCtxRetain");
-	*(void **)&release = dlsym(cuda, "cuDevicePrimaryCtxRelease_v2");
+	probe_stage("nvenc", index);
 	*(void **)&open = fl->f[F_OPEN_EX];
 	*(void **)&destroy = fl->f[F_DESTROY];
-	if (!p || !get || !retain || !release || !open || !destroy || get(&dev, index) != 0 ||
-	    retain(&ctx, dev) != 0) {
+	r = p ? c->get(&dev, index) : 2;
+	if (r == 0)
+		r = c->retain(&ctx, dev);
+	if (r != 0) {
+		probe_step("nvenc", index, "context", r, probe_cuda_error(c, r), t0, NULL);
 		free(p);
 		return;
 	}
@@ -152,41 +161,54 @@ static void device_encode(void *cuda, const struct function_list *fl, uint32_t a
 	p->device_type = 1;
 	p->device = ctx;
 	p->api_version = api;
+	t0 = probe_now_ms();
 	r = open(p, &encoder);
-	printf("nvenc %d open %d %s\n", index, r, status_name(r));
+	probe_step("nvenc", index, "open", r, status_name(r), t0, NULL);
 	if (r == 0) {
 		list_codecs(fl, index, encoder);
 		destroy(encoder);
 	}
-	release(dev);
+	c->release(dev);
 	free(p);
+}
+
+/* The function list's entries the probe calls, all given by the library, or false. */
+static bool entries_given(const struct function_list *fl)
+{
+	return fl->f[F_GUID_COUNT] && fl->f[F_GUIDS] && fl->f[F_DESTROY] && fl->f[F_OPEN_EX];
 }
 
 void probe_nvenc(void *cuda, int count)
 {
-	void *lib = dlopen("libnvidia-encode.so.1", RTLD_NOW | RTLD_LOCAL);
-	int (*create)(struct function_list *) = NULL;
-	struct function_list *fl;
+	static const char *const names[] = { "NvEncodeAPICreateInstance" };
+	void *lib = probe_library("nvenc", "libnvidia-encode.so.1"), *f;
+	int (*create)(struct function_list *);
+	struct function_list *fl = NULL;
+	struct probe_cuda_ctx c;
+	char detail[16];
 	uint32_t api;
+	double t0;
 	int r;
 
-	if (!lib) {
-		printf("nvenc - library 1 - 0\n");
+	if (!lib || !probe_symbols("nvenc", lib, names, &f, 1) ||
+	    !probe_cuda_ctx_load(cuda, "nvenc", &c))
 		return;
-	}
-	*(void **)&create = dlsym(lib, "NvEncodeAPICreateInstance");
+	*(void **)&create = f;
+	t0 = probe_now_ms();
 	api = api_version(lib);
 	fl = calloc(1, sizeof(*fl));
-	if (!create || !api || !fl) {
-		printf("nvenc - symbols 1 - 0\n");
+	if (!api || !fl) {
+		probe_step("nvenc", -1, "instance", 1, NULL, t0, "no-version");
 		free(fl);
 		return;
 	}
 	fl->version = api | 2u << 16 | 0x7u << 28;
 	r = create(fl);
-	if (r != 0)
-		printf("nvenc - instance %d %s\n", r, status_name(r));
+	if (r == 0 && !entries_given(fl))
+		r = 22; /* NV_ENC_ERR_UNIMPLEMENTED */
+	snprintf(detail, sizeof(detail), "%u.%u", api & 0xff, api >> 24);
+	probe_step("nvenc", -1, "instance", r, status_name(r), t0, detail);
 	for (int i = 0; r == 0 && i < count && i < 64; i++)
-		device_encode(cuda, fl, api, i);
+		device_encode(&c, fl, api, i);
 	free(fl);
 }

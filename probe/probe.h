@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gpu-probe's parts: probe/gpu-probe.c (the facts it always gives), probe/compute.c. */
+/*
+ * gpu-probe's parts: probe/gpu-probe.c (the facts it always gives), probe/deep.c (the
+ * lines of --deep), and one file for each capability --deep proves.
+ */
 #ifndef GP_PROBE_PARTS_H
 #define GP_PROBE_PARTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The dl functions at their first versions, in every file of the probe (glibc 2.28). */
 __asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
@@ -14,16 +18,38 @@ __asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
 /* A word for an output line: no blanks, no control characters, bounded; "-" for none. */
 const char *probe_word(const char *s);
 
-/* --deep: memory round trip and a PTX kernel on each of count devices (libcuda's). */
-void probe_compute(void *lib, int count);
+/* Milliseconds on the monotonic clock. */
+double probe_now_ms(void);
 
-/* --deep: NVML's init, count and UUIDs (probe/deepmore.c). */
+/* Prints "deep CAP DEVICE STEP CODE NAME MS DETAIL" (MS since t0; DEVICE -1 is "-"). */
+void probe_step(const char *cap, int dev, const char *step, int code, const char *name, double t0,
+		const char *detail);
+
+/* Prints "stage CAP DEVICE" before a part that may not return, so a hang is placed. */
+void probe_stage(const char *cap, int dev);
+
+/* dlopen(soname), or NULL after printing its "library" step. */
+void *probe_library(const char *cap, const char *soname);
+
+/* dlsym of each of names into out, or false after printing the first missing one. */
+bool probe_symbols(const char *cap, void *lib, const char *const *names, void **out, size_t n);
+
+/* CUDA's own calls the video parts share: a device's primary context made current. */
+struct probe_cuda_ctx {
+	int (*get)(int *, int);
+	int (*retain)(void **, int);
+	int (*release)(int);
+	int (*set_current)(void *);
+	int (*error_name)(int, const char **);
+};
+bool probe_cuda_ctx_load(void *cuda, const char *cap, struct probe_cuda_ctx *c);
+const char *probe_cuda_error(const struct probe_cuda_ctx *c, int code);
+
+/* Each capability on each of count devices (libcuda's handle is cuda). */
+void probe_compute(void *cuda, int count);
 void probe_nvml(void);
-
-/* --deep: NVDEC's decoder caps for H.264, HEVC, AV1 on each of count devices. */
 void probe_nvdec(void *cuda, int count);
-
-/* --deep: an NVENC session per device and its codecs (probe/nvenc.c). */
 void probe_nvenc(void *cuda, int count);
+void probe_vulkan(void);
 
 #endif
