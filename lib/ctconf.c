@@ -217,6 +217,9 @@ static const char *const conflict_words[] = {
 	[GP_CONFLICT_REFUSE] = "refuse", [GP_CONFLICT_WARN] = "warn", NULL
 };
 static const char *const inject_words[] = { [GP_INJECT_NO] = "no", [GP_INJECT_YES] = "yes", NULL };
+static const char *const deep_words[] = {
+	[GP_PROBE_DEEP_NO] = "no", [GP_PROBE_DEEP_YES] = "yes", NULL
+};
 
 #define VALUE(f) .field = offsetof(struct gp_ctconf, f), .size = sizeof(((struct gp_ctconf *)0)->f)
 #define TEXT(f) .type = &text_type, VALUE(f)
@@ -241,6 +244,7 @@ static const struct key keys[] = {
 	{ .doc = { "uvm", "on_conflict", "refuse", "warn", true },
 	  WORD(on_conflict, conflict_words) },
 	{ .doc = { "probe", "timeout", "30", "12", true }, SECONDS(probe_timeout, 1, 3600) },
+	{ .doc = { "probe", "deep", "no", "yes", true }, WORD(probe_deep, deep_words) },
 	/* Left out, no: an ini from before injection keeps the user space it carries. */
 	{ .doc = { "driver", "inject", "no", "yes", true }, WORD(inject, inject_words) },
 	/* NVIDIA's default, as CUDA images and Incus use. */

@@ -16,6 +16,9 @@ enum gp_conflict { GP_CONFLICT_REFUSE, GP_CONFLICT_WARN };
 /* Whether the hook gives the container the host's driver user space ([driver] inject). */
 enum gp_inject_choice { GP_INJECT_NO, GP_INJECT_YES };
 
+/* Whether probe and check prove each capability, not only cuInit ([probe] deep). */
+enum gp_deep_choice { GP_PROBE_DEEP_NO, GP_PROBE_DEEP_YES };
+
 /* The per-container ini, or the host-wide defaults <confdir>/gpu-provision.conf. */
 enum gp_conf_kind { GP_CONF_CONTAINER, GP_CONF_HOST };
 
@@ -36,6 +39,8 @@ struct gp_ctconf {
 	bool on_conflict_set;
 	unsigned int probe_timeout;
 	bool probe_timeout_set;
+	enum gp_deep_choice probe_deep;
+	bool probe_deep_set;
 	enum gp_inject_choice inject;
 	bool inject_set;
 	unsigned int capabilities; /* GP_CAP_BIT(enum gp_capability) of each named */

@@ -24,6 +24,16 @@ const char *gp_deep_cap_name(enum gp_deep_cap c)
 	return cap_names[c];
 }
 
+int gp_deep_cap_parse(const char *s, enum gp_deep_cap *out)
+{
+	for (int c = 0; c < GP_DEEP_COUNT; c++)
+		if (strcmp(s, cap_names[c]) == 0) {
+			*out = (enum gp_deep_cap)c;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 const char *gp_deep_status_name(enum gp_deep_status s)
 {
 	return status_names[s];

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ctconf.h"
+#include "deep.h"
 #include "inventory.h"
 #include "paths.h"
 #include "util.h"
@@ -90,28 +91,65 @@ void gp_inventory_free(char **names, int n)
 	free(names);
 }
 
-int gp_verdict_save(const char *root, const char *name, const char *status)
+int gp_verdict_save(const char *root, const char *name, const char *status, const char *deep)
 {
 	_cleanup_free_ char *path = gp_verdict_path(root, name);
-	char line[64];
+	char text[384];
 	int n;
 
 	if (!path || gp_mkdir_parents(path) < 0)
 		return -ENOMEM;
-	n = snprintf(line, sizeof(line), "%s %ld\n", status, (long)time(NULL));
-	return gp_write_file_atomic(path, line, (size_t)n, 0644, 0);
+	n = snprintf(text, sizeof(text), "%s %ld\n%s%s%s", status, (long)time(NULL),
+		     deep ? "deep " : "", deep ? deep : "", deep ? "\n" : "");
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return -E2BIG;
+	return gp_write_file_atomic(path, text, (size_t)n, 0644, 0);
 }
 
-int gp_verdict_load(const char *root, const char *name, char *status, size_t size, long *when)
+/* "compute=ok,nvml=failed,...": every capability once, in order, with a known status. */
+static bool deep_summary_is_valid(const char *s)
+{
+	for (int c = 0; c < GP_DEEP_COUNT; c++) {
+		const char *cap = gp_deep_cap_name((enum gp_deep_cap)c), *end;
+		enum gp_deep_status st;
+		char word[16];
+		size_t n;
+
+		if (c && *s++ != ',')
+			return false;
+		if (strncmp(s, cap, strlen(cap)) != 0 || s[strlen(cap)] != '=')
+			return false;
+		s += strlen(cap) + 1;
+		end = s + strcspn(s, ",");
+		n = (size_t)(end - s);
+		if (n >= sizeof(word))
+			return false;
+		memcpy(word, s, n);
+		word[n] = '\0';
+		if (gp_deep_status_parse(word, &st) < 0)
+			return false;
+		s = end;
+	}
+	return *s == '\0';
+}
+
+int gp_verdict_load(const char *root, const char *name, struct gp_verdict *v)
 {
 	_cleanup_free_ char *path = gp_verdict_path(root, name), *buf = NULL;
-	char word[16];
+	char word[16], deep[256];
+	int used = 0;
 
-	if (!path || gp_read_file(path, 128, &buf, NULL) < 0)
+	memset(v, 0, sizeof(*v));
+	if (!path || gp_read_file(path, 512, &buf, NULL) < 0)
 		return -ENOENT;
-	if (sscanf(buf, "%15s %ld", word, when) != 2 ||
+	if (sscanf(buf, "%15s %ld\n%n", word, &v->when, &used) != 2 ||
 	    (strcmp(word, "ok") && strcmp(word, "failed") && strcmp(word, "timeout")))
 		return -EINVAL;
-	snprintf(status, size, "%s", word);
+	snprintf(v->status, sizeof(v->status), "%s", word);
+	if (buf[used] == '\0')
+		return 0;
+	if (sscanf(buf + used, "deep %255s", deep) != 1 || !deep_summary_is_valid(deep))
+		return -EINVAL;
+	snprintf(v->deep, sizeof(v->deep), "%s", deep);
 	return 0;
 }

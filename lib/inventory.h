@@ -20,9 +20,20 @@ void gp_inventory_free(char **names, int n);
  */
 int gp_inventory_containers(const char *root, const char *lxcpath, bool pve, char ***names);
 
-/* The last probe's verdict of a container, kept in <root>/run/gpu-provision. */
-int gp_verdict_save(const char *root, const char *name, const char *status);
-/* "ok", "failed" or "timeout" and when, or -ENOENT. */
-int gp_verdict_load(const char *root, const char *name, char *status, size_t size, long *when);
+/*
+ * The last probe's verdict of a container, kept in <root>/run/gpu-provision: its status
+ * ("ok", "failed" or "timeout") and, after --deep, each capability's worst status over
+ * the GPUs ("compute=ok,nvml=ok,...,vulkan=absent"), else NULL.
+ */
+int gp_verdict_save(const char *root, const char *name, const char *status, const char *deep);
+
+struct gp_verdict {
+	char status[16];
+	long when;
+	char deep[256]; /* "" when the last probe was not --deep */
+};
+
+/* Reads it back, checked word by word: -ENOENT for none, -EINVAL for a bad one. */
+int gp_verdict_load(const char *root, const char *name, struct gp_verdict *v);
 
 #endif

@@ -3,6 +3,7 @@
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -49,6 +50,64 @@ static int check_finding(struct json_object *o, size_t i, char *why, size_t size
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* A GPU's UUID as the probe prints it: a label's value needs no escaping. */
+static bool uuid_is_valid(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n < 5 || n >= sizeof(((struct gp_probe_cap_row *)0)->gpu) || strncmp(s, "GPU-", 4))
+		return false;
+	return strspn(s + 4, "0123456789abcdefABCDEF-") == n - 4;
+}
+
+/* One verdict: {"gpu": UUID, "capability": known, "status": known, ...}. */
+static int check_cap(struct json_object *o, size_t i, struct gp_probe_cap_row *row, char *why,
+		     size_t size)
+{
+	const char *gpu = string_of(o, "gpu"), *cap = string_of(o, "capability");
+	const char *status = string_of(o, "status");
+
+	if (!json_object_is_type(o, json_type_object) || !uuid_is_valid(gpu) || !cap ||
+	    gp_deep_cap_parse(cap, &row->cap) < 0 || !status ||
+	    gp_deep_status_parse(status, &row->status) < 0) {
+		snprintf(why, size,
+			 "capabilities[%zu] is not an object with a GPU UUID, a known capability "
+			 "and status",
+			 i);
+		return -EINVAL;
+	}
+	snprintf(row->gpu, sizeof(row->gpu), "%s", gpu);
+	return 0;
+}
+
+static int check_caps(struct json_object *o, struct gp_probe_caps *caps, char *why, size_t size)
+{
+	struct json_object *v;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "capabilities", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_array) ||
+	    (n = json_object_array_length(v)) > GP_PROBE_MAX_DEVICES * GP_DEEP_COUNT) {
+		snprintf(why, size, "\"capabilities\" is not an array of at most %d",
+			 GP_PROBE_MAX_DEVICES * GP_DEEP_COUNT);
+		return -EINVAL;
+	}
+	caps->v = n ? calloc(n, sizeof(*caps->v)) : NULL;
+	if (n && !caps->v) {
+		snprintf(why, size, "out of memory");
+		return -ENOMEM;
+	}
+	for (caps->n = 0; caps->n < n; caps->n++)
+		if (check_cap(json_object_array_get_idx(v, caps->n), caps->n, &caps->v[caps->n],
+			      why, size) < 0) {
+			free(steal_ptr(caps->v));
+			caps->n = 0;
+			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -117,13 +176,16 @@ out:
 }
 
 int gp_probe_json_take(const char *text, size_t len, char *status, size_t status_size,
-		       struct gp_findings *f, char *why, size_t why_size)
+		       struct gp_findings *f, struct gp_probe_caps *caps, char *why,
+		       size_t why_size)
 {
 	struct json_object *o = parse_object(text, len, why, why_size), *v;
+	struct gp_probe_caps none = { NULL, 0 };
 
 	if (!o)
 		return -EINVAL;
-	if (check_report(o, why, why_size) < 0) {
+	if (check_report(o, why, why_size) < 0 ||
+	    check_caps(o, caps ? caps : &none, why, why_size) < 0) {
 		json_object_put(o);
 		return -EINVAL;
 	}
@@ -132,5 +194,6 @@ int gp_probe_json_take(const char *text, size_t len, char *status, size_t status
 	for (size_t i = 0; i < json_object_array_length(v); i++)
 		copy_finding(f, json_object_array_get_idx(v, i));
 	json_object_put(o);
+	free(none.v);
 	return 0;
 }

@@ -5,16 +5,31 @@
 
 #include <stddef.h>
 
+#include "deep.h"
 #include "findings.h"
+
+/* A verdict of the report's "capabilities" (probe --deep), checked. */
+struct gp_probe_cap_row {
+	char gpu[48]; /* GPU-<hex and dashes> */
+	enum gp_deep_cap cap;
+	enum gp_deep_status status;
+};
+
+struct gp_probe_caps {
+	struct gp_probe_cap_row *v; /* malloc'd */
+	size_t n;
+};
 
 /*
  * Takes the report of "gpu-provision probe NAME --json" (lib/probejson.c): its status
- * into status ("ok", "failed" or "timeout") and its findings into f. Every value is
+ * into status ("ok", "failed" or "timeout"), its findings into f and, when caps is not
+ * NULL, its capabilities' verdicts into caps (none without --deep; free caps->v). Every value is
  * checked for its type and range before it is used, since the report passed through a
  * process that ran container code. Returns 0, or -EINVAL with why said in why (no
  * finding is taken from a report that fails a check).
  */
 int gp_probe_json_take(const char *text, size_t len, char *status, size_t status_size,
-		       struct gp_findings *f, char *why, size_t why_size);
+		       struct gp_findings *f, struct gp_probe_caps *caps, char *why,
+		       size_t why_size);
 
 #endif

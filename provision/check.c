@@ -75,7 +75,8 @@ static int take_report(struct gp_check_subject *s, char *why, size_t size)
 			 c->signal, err);
 		return -ENODATA;
 	}
-	return gp_probe_json_take(c->out, c->out_len, s->probe, sizeof(s->probe), &s->f, why, size);
+	return gp_probe_json_take(c->out, c->out_len, s->probe, sizeof(s->probe), &s->f, &s->caps,
+				  why, size);
 }
 
 /* Starts "gpu-provision probe NAME --json" in a child of lib/child.c. */
@@ -106,6 +107,8 @@ static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 	argv[argc++] = (char *)"probe";
 	argv[argc++] = s->name;
 	argv[argc++] = (char *)"--json";
+	if (cli->deep)
+		argv[argc++] = (char *)"--deep";
 	argv[argc++] = (char *)"--timeout";
 	argv[argc++] = timeout;
 	argv[argc] = NULL;
@@ -237,8 +240,8 @@ int gp_cmd_check(const struct gp_cli *cli)
 
 	if ((cli->all && cli->nargs != 1) || cli->nargs > 2 ||
 	    (cli->nargs == 2 && !gp_name_is_valid(cli->args[1]))) {
-		gp_error("usage: gpu-provision check [NAME | --all] [--json | --format prometheus] "
-			 "[--output FILE]");
+		gp_error("usage: gpu-provision check [NAME | --all] [--deep] [--json | --format "
+			 "prometheus] [--output FILE]");
 		free(host);
 		return GP_EXIT_USAGE;
 	}
@@ -259,6 +262,8 @@ int gp_cmd_check(const struct gp_cli *cli)
 		ret = exit_code(gp_check_report(cli, host, subj, n > 0 ? n : 0), n < 0);
 	gp_inventory_free(list, n);
 	gp_check_ctx_free(&ctx);
+	for (int i = 0; subj && i < n; i++)
+		free(subj[i].caps.v);
 	free(subj);
 	free(host);
 	return ret;

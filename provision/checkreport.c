@@ -72,6 +72,31 @@ static void print_by_severity(FILE *out, const char *metric, const char *labels,
 }
 
 /*
+ * Each GPU's capabilities after --deep: 1 that it works, 0 that it failed or its library
+ * is missing; one the GPU does not have (unsupported) is left out, as is Vulkan where the
+ * container has no loader: nothing to alert on.
+ */
+static void print_capabilities(FILE *out, const struct gp_check_subject *subj, int n)
+{
+	fprintf(out, "# HELP gpu_provision_capability What probe --deep proved of each GPU of each "
+		     "container (1 works, 0 failed or library missing).\n"
+		     "# TYPE gpu_provision_capability gauge\n");
+	for (int i = 0; i < n; i++)
+		for (size_t k = 0; k < subj[i].caps.n; k++) {
+			const struct gp_probe_cap_row *c = &subj[i].caps.v[k];
+
+			if (c->status == GP_DEEP_UNSUPPORTED ||
+			    (c->status == GP_DEEP_ABSENT && c->cap == GP_DEEP_VULKAN))
+				continue;
+			fprintf(out,
+				"gpu_provision_capability{container=\"%s\",gpu=\"%s\","
+				"capability=\"%s\"} %d\n",
+				subj[i].name, c->gpu, gp_deep_cap_name(c->cap),
+				c->status == GP_DEEP_OK);
+		}
+}
+
+/*
  * The node_exporter textfile format: the findings by severity (all, the host's, each
  * container's) and each probed container's probe status. Container names are checked
  * names ([A-Za-z0-9_.-]), so they need no escaping in a label.
@@ -110,6 +135,7 @@ static void print_prometheus(FILE *out, const struct gp_findings *host,
 			fprintf(out,
 				"gpu_provision_probe_status{container=\"%s\",status=\"%s\"} %d\n",
 				subj[i].name, statuses[k], strcmp(subj[i].probe, statuses[k]) == 0);
+	print_capabilities(out, subj, n);
 }
 
 static void print_report(FILE *out, const struct gp_cli *cli, const struct gp_findings *host,

@@ -9,6 +9,7 @@
 #include "child.h"
 #include "commands.h"
 #include "findings.h"
+#include "probejson.h"
 #include "util.h"
 
 /* One container of gpu-provision check: its findings and its probe's verdict. */
@@ -16,8 +17,9 @@ struct gp_check_subject {
 	char name[65];
 	struct gp_findings f;
 	bool running;
-	char probe[16];	       /* ok, failed, timeout; empty when not probed */
-	struct gp_child child; /* its probe, while it runs */
+	char probe[16];		   /* ok, failed, timeout; empty when not probed */
+	struct gp_probe_caps caps; /* its probe's capabilities, after --deep */
+	struct gp_child child;	   /* its probe, while it runs */
 };
 
 /*

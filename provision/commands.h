@@ -21,6 +21,7 @@ struct gp_cli {
 	bool persist;
 	bool modules_only;
 	unsigned int timeout;
+	bool deep;
 	const char *mode;
 	bool inject, no_inject;
 	const char *capabilities;

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "ctconf.h"
+#include "deep.h"
 #include "diagnose.h"
 #include "exitcode.h"
 #include "hoststate.h"
@@ -86,8 +87,79 @@ static void print_text(const char *name, const struct gp_probe_result *r, const 
 	gp_findings_print(f, stdout, "", false);
 }
 
+/* What decided a verdict, for people: the detail, or the failed step and its code. */
+static void verdict_text(const struct gp_deep_verdict *v, char *buf, size_t size)
+{
+	const char *detail = strcmp(v->detail, "-") ? v->detail : "";
+
+	if (v->status == GP_DEEP_FAILED && strcmp(v->name, "-"))
+		snprintf(buf, size, "at %s: %d %s%s%s", v->step, v->code, v->name,
+			 detail[0] ? ", " : "", detail);
+	else if (v->status == GP_DEEP_FAILED)
+		snprintf(buf, size, "at %s: %s", v->step, detail);
+	else if (v->status == GP_DEEP_UNSUPPORTED && strcmp(v->name, "-"))
+		snprintf(buf, size, "%s (%s)", detail, v->name);
+	else
+		snprintf(buf, size, "%s", detail);
+}
+
+static void print_deep(const struct gp_probe_result *r, const struct gp_deep *d)
+{
+	for (int dev = 0; dev < d->ndevices; dev++) {
+		printf("  GPU %d (%s %s):\n", dev, r->devices[dev].pci, r->devices[dev].uuid);
+		for (int c = 0; c < GP_DEEP_COUNT; c++) {
+			const struct gp_deep_verdict *v = &d->v[dev][c];
+			char what[256];
+
+			verdict_text(v, what, sizeof(what));
+			printf("    %-11s %-11s %8.1f ms  %s\n", gp_deep_cap_name(c),
+			       gp_deep_status_name(v->status), v->ms, what);
+		}
+	}
+}
+
+/* One object per device and capability. */
+static struct json_object *deep_json(const struct gp_probe_result *r, const struct gp_deep *d)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int dev = 0; dev < d->ndevices; dev++)
+		for (int c = 0; c < GP_DEEP_COUNT; c++) {
+			const struct gp_deep_verdict *v = &d->v[dev][c];
+			struct json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "gpu",
+					       json_object_new_string(r->devices[dev].uuid));
+			json_object_object_add(o, "device", json_object_new_int(dev));
+			json_object_object_add(o, "capability",
+					       json_object_new_string(gp_deep_cap_name(c)));
+			json_object_object_add(
+			    o, "status", json_object_new_string(gp_deep_status_name(v->status)));
+			json_object_object_add(o, "step", json_object_new_string(v->step));
+			json_object_object_add(o, "code", json_object_new_int(v->code));
+			json_object_object_add(o, "name", json_object_new_string(v->name));
+			json_object_object_add(o, "ms", json_object_new_double(v->ms));
+			json_object_object_add(o, "detail", json_object_new_string(v->detail));
+			json_object_array_add(a, o);
+		}
+	return a;
+}
+
+/* The verdict of each capability over the devices, for list: "compute=ok,...". */
+static void deep_summary(const struct gp_deep *d, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < GP_DEEP_COUNT && d->ndevices && len < size; c++)
+		len +=
+		    (size_t)snprintf(buf + len, size - len, "%s%s=%s", c ? "," : "",
+				     gp_deep_cap_name(c), gp_deep_status_name(gp_deep_worst(d, c)));
+}
+
 static struct json_object *result_json(const char *name, const struct gp_probe_result *r,
-				       const char *module, const struct gp_findings *f)
+				       const char *module, const struct gp_deep *deep,
+				       const struct gp_findings *f)
 {
 	struct json_object *o = json_object_new_object(), *cu = json_object_new_object();
 	struct json_object *devs = json_object_new_array(), *nodes = json_object_new_array();
@@ -129,8 +201,67 @@ static struct json_object *result_json(const char *name, const struct gp_probe_r
 		json_object_array_add(nodes, n);
 	}
 	json_object_object_add(o, "nodes", nodes);
+	if (deep)
+		json_object_object_add(o, "capabilities", deep_json(r, deep));
 	json_object_object_add(o, "findings", gp_findings_json(f));
 	return o;
+}
+
+static void report(const struct gp_cli *cli, const char *name, const struct probe_ctx *p,
+		   const struct gp_probe_result *r, const struct gp_deep *deep,
+		   const struct gp_findings *f)
+{
+	char summary[256] = "";
+
+	if (cli->json) {
+		struct json_object *o = result_json(name, r, p->hs.host.version, deep, f);
+
+		printf("%s\n", json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		print_text(name, r, p->hs.host.version, f);
+		if (deep)
+			print_deep(r, deep);
+	}
+	if (deep)
+		deep_summary(deep, summary, sizeof(summary));
+	gp_verdict_save(cli->root, name, status_name(r->status), deep ? summary : NULL);
+}
+
+/* Runs the probe and judges it: r, its deep verdicts (when asked) and the findings. */
+static int probe_and_judge(const struct gp_cli *cli, const char *name, struct probe_ctx *p,
+			   struct gp_probe_result *r, struct gp_deep *deep, struct gp_findings *f)
+{
+	char probe[PATH_MAX];
+	struct gp_expect e;
+	int timeout_ms;
+
+	if (gp_program_path("gpu-probe", GP_LIBEXECDIR, probe, sizeof(probe)) < 0) {
+		gp_error("gpu-probe is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
+		return -ENOENT;
+	}
+	timeout_ms = (int)(cli->timeout ? cli->timeout : p->conf.probe_timeout) * 1000;
+	if (gp_probe_run(cli->lxcpath, name, probe, &p->plan, deep != NULL, timeout_ms, r) < 0)
+		return -EIO;
+	p->hs.hmm = (struct gp_hmm){ .active = GP_UNKNOWN };
+	if (gp_diagnose_needs_hmm(r))
+		gp_host_state_judge(cli->root, GP_STATE_NVML, &p->hs);
+	if (deep)
+		gp_deep_judge(r, deep);
+	e = (struct gp_expect){ .name = name,
+				.attached = p->attached,
+				.plan = &p->plan,
+				.host = &p->hs.host,
+				.chosen = p->chosen,
+				.hmm = &p->hs.hmm,
+				.timeout_ms = timeout_ms,
+				.fixture_host = !gp_root_is_host(cli->root),
+				.deep = deep,
+				.inject = p->attached && p->conf.inject == GP_INJECT_YES,
+				.capabilities = p->conf.capabilities };
+	gp_diagnose(r, &e, f);
+	return 0;
 }
 
 int gp_cmd_probe(const struct gp_cli *cli)
@@ -138,42 +269,26 @@ int gp_cmd_probe(const struct gp_cli *cli)
 	struct probe_ctx *p = calloc(1, sizeof(*p));
 	struct gp_probe_result *r = calloc(1, sizeof(*r));
 	struct gp_findings *f = calloc(1, sizeof(*f));
-	struct gp_expect e;
-	char probe[PATH_MAX];
+	struct gp_deep *deep = NULL;
 	const char *name;
-	int timeout_ms, ret = GP_EXIT_FAILED;
+	int ret = GP_EXIT_FAILED;
 
 	if (cli->nargs != 2 || !gp_name_is_valid(cli->args[1])) {
-		gp_error("usage: gpu-provision probe NAME [--timeout SECONDS] [--json]");
+		gp_error("usage: gpu-provision probe NAME [--deep] [--timeout SECONDS] [--json]");
 		ret = GP_EXIT_USAGE;
 		goto out;
 	}
 	name = cli->args[1];
 	if (!p || !r || !f || expectations(cli, name, p) < 0)
 		goto out;
-	if (gp_program_path("gpu-probe", GP_LIBEXECDIR, probe, sizeof(probe)) < 0) {
-		gp_error("gpu-probe is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
-		goto out;
+	if (cli->deep || p->conf.probe_deep == GP_PROBE_DEEP_YES) {
+		deep = calloc(1, sizeof(*deep));
+		if (!deep)
+			goto out;
 	}
-	timeout_ms = (int)(cli->timeout ? cli->timeout : p->conf.probe_timeout) * 1000;
-	if (gp_probe_run(cli->lxcpath, name, probe, &p->plan, timeout_ms, r) < 0)
+	if (probe_and_judge(cli, name, p, r, deep, f) < 0)
 		goto out;
-	p->hs.hmm = (struct gp_hmm){ .active = GP_UNKNOWN };
-	if (gp_diagnose_needs_hmm(r))
-		gp_host_state_judge(cli->root, GP_STATE_NVML, &p->hs);
-	e = (struct gp_expect){ name,	   p->attached, &p->plan,   &p->hs.host,
-				p->chosen, &p->hs.hmm,	timeout_ms, !gp_root_is_host(cli->root) };
-	gp_diagnose(r, &e, f);
-	if (cli->json) {
-		struct json_object *o = result_json(name, r, p->hs.host.version, f);
-
-		printf("%s\n", json_object_to_json_string_ext(
-				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
-	} else {
-		print_text(name, r, p->hs.host.version, f);
-	}
-	gp_verdict_save(cli->root, name, status_name(r->status));
+	report(cli, name, p, r, deep, f);
 	ret = r->status == GP_PROBE_OK ? GP_EXIT_OK : GP_EXIT_PROBLEM;
 out:
 	if (p)
@@ -181,5 +296,6 @@ out:
 	free(p);
 	free(r);
 	free(f);
+	free(deep);
 	return ret;
 }

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The probe's bounds, seen from inside real containers whose libcuda.so.1 is a test
-# double: the 64 KiB output cap, the sealed memfd, a cuInit in state D, at most 4 probes
+# double: the 128 KiB output cap, the sealed memfd, a cuInit in state D, at most 4 probes
 # at once in check --all. Sourced by run.sh.
 
 PB_UUID=GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460
@@ -45,7 +45,7 @@ pb_procs() {
 	done
 }
 
-# A libcuda that writes 64 MiB of junk lines: the probe is killed once it passes 64 KiB,
+# A libcuda that writes 64 MiB of junk lines: the probe is killed once it passes 128 KiB,
 # long before its deadline (status failed, not timeout), and the report is refused.
 test_probe_output_cap() {
 	local rc=0
@@ -56,8 +56,8 @@ test_probe_output_cap() {
 	check "status" failed "$(jq -r .status "$WORK/pbflood.json")"
 	# The cut report is named as such, and nothing it said is taken for a diagnosis.
 	check "findings" "fixture-host probe-output" "$(pb_ids "$WORK/pbflood.json")"
-	# That finding is raised only when more than 64 KiB came: the flood got past the cap.
-	grep -q 'wrote more than 64 KiB' <<<"$(jq -r '.findings[] | select(.id == "probe-output") | .summary' "$WORK/pbflood.json")"
+	# That finding is raised only when more than 128 KiB came: the flood got past the cap.
+	grep -q 'wrote more than 128 KiB' <<<"$(jq -r '.findings[] | select(.id == "probe-output") | .summary' "$WORK/pbflood.json")"
 	grep -qx 'flood start' <<<"$(pb_log pbflood)"
 	check "the flood never finished" 0 "$(pb_log pbflood | count_matching '^flood done')"
 	check "killed: no EPIPE, no end" 0 "$(pb_log pbflood | count_matching '^flood write')"

@@ -46,7 +46,7 @@ static int take(const char *text, struct gp_findings *f, char *why)
 	char status[16] = "";
 
 	memset(f, 0, sizeof(*f));
-	return gp_probe_json_take(text, strlen(text), status, sizeof(status), f, why, 256);
+	return gp_probe_json_take(text, strlen(text), status, sizeof(status), f, NULL, why, 256);
 }
 
 static void a_good_report_is_taken(void **state)
