@@ -107,7 +107,7 @@ $(BUILD)/gpu-probe: $(wildcard probe/*.c) probe/probe.h
 
 # The test double of libcuda.so.1 (tests/fakecuda/libcuda.c), under two version names.
 FAKECUDA := $(BUILD)/tests/fakecuda
-$(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c
+$(FAKECUDA)/.stamp: tests/fakecuda/libcuda.c tests/fakecuda/fake-cuda.h
 	@mkdir -p $(FAKECUDA)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $(FAKECUDA)/libcuda.so $<
 	$(Q)touch $@
@@ -118,35 +118,38 @@ tests-helpers: $(FAKECUDA)/.stamp
 # behaviour), for docs/promises.md's tests: dstate.so hangs cuInit in state D.
 FAKECUDA_VARIANTS := $(patsubst tests/fakecuda/%.c,$(FAKECUDA)/%.so,\
 		     $(filter-out tests/fakecuda/libcuda.c,$(wildcard tests/fakecuda/*.c)))
-$(FAKECUDA)/%.so: tests/fakecuda/%.c tests/fakecuda/libcuda.c
+$(FAKECUDA)/%.so: tests/fakecuda/%.c tests/fakecuda/libcuda.c tests/fakecuda/fake-cuda.h
 	@mkdir -p $(FAKECUDA)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
 tests-helpers: $(FAKECUDA_VARIANTS)
 
-# Test doubles of the rest of a driver's user space (tests/fakedriver), for the injection
-# tests: libnvidia-ml.so.1, and an nvidia-smi that loads it by its soname.
+# Test doubles of the rest of a driver's user space (tests/fakedriver), each lib<name>.so
+# with the soname lib<name>.so.1: libnvidia-ml for the injection tests (with an nvidia-smi
+# that loads it by its soname) and gpu-probe --deep, libnvcuvid, libnvidia-encode and the
+# Vulkan loader libvulkan for --deep.
 FAKEDRIVER := $(BUILD)/tests/fakedriver
-$(FAKEDRIVER)/libnvidia-ml.so: tests/fakedriver/libnvidia-ml.c
+FAKEDRIVER_LIBS := $(patsubst %,$(FAKEDRIVER)/lib%.so,nvidia-ml nvcuvid nvidia-encode vulkan)
+$(FAKEDRIVER)/lib%.so: tests/fakedriver/lib%.c tests/fakecuda/fake-cuda.h
 	@mkdir -p $(FAKEDRIVER)
-	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,lib$*.so.1 -o $@ $<
 $(FAKEDRIVER)/nvidia-smi: tests/fakedriver/nvidia-smi.c
 	@mkdir -p $(FAKEDRIVER)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -nostartfiles -o $@ $< -Wl,--no-as-needed -l:libdl.so.2
 
 # The same double under a graphics soname, for the graphics and display capabilities.
-$(FAKEDRIVER)/libGLX_nvidia.so: tests/fakedriver/libnvidia-ml.c
+$(FAKEDRIVER)/libGLX_nvidia.so: tests/fakedriver/libnvidia-ml.c tests/fakecuda/fake-cuda.h
 	@mkdir -p $(FAKEDRIVER)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,libGLX_nvidia.so.0 -o $@ $<
 
-tests-helpers: $(FAKEDRIVER)/libnvidia-ml.so $(FAKEDRIVER)/nvidia-smi $(FAKEDRIVER)/libGLX_nvidia.so
+tests-helpers: $(FAKEDRIVER_LIBS) $(FAKEDRIVER)/nvidia-smi $(FAKEDRIVER)/libGLX_nvidia.so
 
 # Hostile stand-ins for a container's libcuda.so.1 (tests/hostile): the double plus one attack.
 HOSTILE     := $(BUILD)/tests/hostile
 HOSTILE_SO  := $(patsubst tests/hostile/%.c,$(HOSTILE)/%.so,\
 	       $(filter-out tests/hostile/log.c,$(wildcard tests/hostile/*.c)))
 $(HOSTILE)/%.so: tests/hostile/%.c tests/hostile/log.c tests/hostile/hostile.h \
-		 tests/fakecuda/libcuda.c
+		 tests/fakecuda/libcuda.c tests/fakecuda/fake-cuda.h
 	@mkdir -p $(HOSTILE)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -Wl,-soname,libcuda.so.1 \
 		-o $@ $< tests/hostile/log.c tests/fakecuda/libcuda.c
@@ -338,9 +341,10 @@ demo:
 	@tools/demo.sh
 
 bench: deps
-	$(MAKE) all tests-helpers
+	$(MAKE) all tests-helpers $(BUILD)/cuinit
 	@tests/bench/start-time.sh
 	@tests/bench/check-parallel.sh
+	@tests/bench/probe-time.sh
 
 # Unit and integration tests with every binary (the hook too) under ASan and UBSan.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \

@@ -139,6 +139,35 @@ add_fake_cuda() {
 	ldconfig -r "$root"
 }
 
+# add_fake_deep LXCPATH NAME VERSION [--without LIB]...: the test doubles gpu-probe --deep
+# loads (tests/fakecuda, tests/fakedriver) in the container's /opt/fakecuda, as add_fake_cuda
+# puts libcuda: libcuda, libnvidia-ml, libnvcuvid and libnvidia-encode as LIB.so.VERSION,
+# the Vulkan loader as libvulkan.so.1 (its version is not the driver's). Each --without LIB
+# (libnvcuvid, say) leaves that one out. Their behaviour: set_fake_cuda.
+add_fake_deep() {
+	local root=$1/$2/rootfs version=$3 build=${GP_BUILD:-$GP_TOP/build}/tests
+	local libs=" libcuda libnvidia-ml libnvcuvid libnvidia-encode libvulkan " lib src dst
+	shift 3
+	while [ $# -gt 0 ]; do
+		if [ "$1" != --without ] || [[ $libs != *" ${2:-} "* ]]; then
+			echo "add_fake_deep: \"$*\": want --without LIB, LIB one of${libs% }" >&2
+			return 2
+		fi
+		libs=${libs/ $2 / }
+		shift 2
+	done
+	mkdir -p "$root/opt/fakecuda"
+	rm -f "$root"/opt/fakecuda/lib{cuda,nvidia-ml,nvcuvid,nvidia-encode,vulkan}.so*
+	for lib in $libs; do
+		src=$build/fakedriver/$lib.so dst=$lib.so.$version
+		[ "$lib" = libcuda ] && src=$build/fakecuda/libcuda.so
+		[ "$lib" = libvulkan ] && dst=libvulkan.so.1
+		cp "$src" "$root/opt/fakecuda/$dst"
+	done
+	echo /opt/fakecuda >"$root/etc/ld.so.conf"
+	ldconfig -r "$root"
+}
+
 # add_host_userspace ROOT VERSION: a driver user space made under a --root, of test doubles
 # (tests/fakecuda, tests/fakedriver): libcuda and libnvidia-ml as the files .so.VERSION,
 # nvidia-smi in usr/bin, and the cache ldconfig -r writes for them.
