@@ -62,31 +62,6 @@ static bool libcuda_is_injected(const struct gp_probe_result *r, const char *mod
 	       strcmp(r->libcuda_suffix, module) == 0;
 }
 
-static void print_text(const char *name, const struct gp_probe_result *r, const char *module,
-		       const struct gp_findings *f)
-{
-	printf("probe %s: %s in %.0f ms\n", name, status_name(r->status), r->elapsed_ms);
-	if (r->libcuda_found)
-		printf("  glibc %s; libcuda %s (%s %s); driver API %d\n",
-		       r->glibc[0] ? r->glibc : "?", r->libcuda_path,
-		       libcuda_is_injected(r, module) ? "injected, the kernel module's"
-						      : "the container's own, version",
-		       r->libcuda_suffix, r->driver_version);
-	else
-		printf("  glibc %s; libcuda not found; driver API %d\n",
-		       r->glibc[0] ? r->glibc : "?", r->driver_version);
-	if (r->cuinit_done)
-		printf("  cuInit %d %s, %d device(s)\n", r->cuinit_code, r->cuinit_name,
-		       r->ndevices);
-	for (int i = 0; i < r->ndevices; i++)
-		printf("  device %d %s %s\n", i, r->devices[i].pci, r->devices[i].uuid);
-	for (size_t i = 0; i < r->nnodes; i++)
-		printf("  /dev/%-24s %s %u:%u open %s\n", r->nodes[i].name,
-		       r->nodes[i].exists ? "c" : "-", r->nodes[i].major, r->nodes[i].minor,
-		       r->nodes[i].open_errno ? strerror(r->nodes[i].open_errno) : "ok");
-	gp_findings_print(f, stdout, "", false);
-}
-
 /* What decided a verdict, for people: the detail, or the failed step and its code. */
 static void verdict_text(const struct gp_deep_verdict *v, char *buf, size_t size)
 {
@@ -116,6 +91,33 @@ static void print_deep(const struct gp_probe_result *r, const struct gp_deep *d)
 			       gp_deep_status_name(v->status), v->ms, what);
 		}
 	}
+}
+
+static void print_text(const char *name, const struct gp_probe_result *r, const char *module,
+		       const struct gp_deep *deep, const struct gp_findings *f)
+{
+	printf("probe %s: %s in %.0f ms\n", name, status_name(r->status), r->elapsed_ms);
+	if (r->libcuda_found)
+		printf("  glibc %s; libcuda %s (%s %s); driver API %d\n",
+		       r->glibc[0] ? r->glibc : "?", r->libcuda_path,
+		       libcuda_is_injected(r, module) ? "injected, the kernel module's"
+						      : "the container's own, version",
+		       r->libcuda_suffix, r->driver_version);
+	else
+		printf("  glibc %s; libcuda not found; driver API %d\n",
+		       r->glibc[0] ? r->glibc : "?", r->driver_version);
+	if (r->cuinit_done)
+		printf("  cuInit %d %s, %d device(s)\n", r->cuinit_code, r->cuinit_name,
+		       r->ndevices);
+	for (int i = 0; i < r->ndevices; i++)
+		printf("  device %d %s %s\n", i, r->devices[i].pci, r->devices[i].uuid);
+	for (size_t i = 0; i < r->nnodes; i++)
+		printf("  /dev/%-24s %s %u:%u open %s\n", r->nodes[i].name,
+		       r->nodes[i].exists ? "c" : "-", r->nodes[i].major, r->nodes[i].minor,
+		       r->nodes[i].open_errno ? strerror(r->nodes[i].open_errno) : "ok");
+	if (deep)
+		print_deep(r, deep);
+	gp_findings_print(f, stdout, "", false);
 }
 
 /* One object per device and capability. */
@@ -220,9 +222,7 @@ static void report(const struct gp_cli *cli, const char *name, const struct prob
 				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
-		print_text(name, r, p->hs.host.version, f);
-		if (deep)
-			print_deep(r, deep);
+		print_text(name, r, p->hs.host.version, deep, f);
 	}
 	if (deep)
 		deep_summary(deep, summary, sizeof(summary));
