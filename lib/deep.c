@@ -145,10 +145,10 @@ static void undecided(struct judge *j)
 					      : "no Vulkan device has this GPU's UUID");
 	else if (r->complete)
 		decide(j, GP_DEEP_FAILED, &none, "the probe gave no result for it");
+	else if (r->timed_out && here)
+		decide(j, GP_DEEP_FAILED, &none, "hung after this step until the deadline");
 	else
-		decide(j, GP_DEEP_FAILED, &none,
-		       r->timed_out && here ? "hung here until the deadline"
-					    : "not reached: the probe ended before it");
+		decide(j, GP_DEEP_FAILED, &none, "not reached: the probe ended before it");
 	if (!(listed && r->complete))
 		GP_SET(j->v->name, "%s", r->timed_out && here ? "hung" : "not-reached");
 }

@@ -13,7 +13,7 @@
 
 #include "probe.h"
 
-/* cuviddec.h: CUVIDDECODECAPS, 64 bytes as laid out since SDK 8. */
+/* cuviddec.h: CUVIDDECODECAPS as laid out since SDK 8, 88 bytes with its reserved tail. */
 struct decode_caps {
 	int codec;  /* cudaVideoCodec: H264 4, HEVC 8, AV1 11 */
 	int chroma; /* cudaVideoChromaFormat: 420 is 1 */
