@@ -72,10 +72,14 @@ static void decide(struct judge *j, enum gp_deep_status status, const struct gp_
 	GP_SET(j->v->detail, "%s", detail ? detail : s->detail);
 }
 
-/* A step of no one device that failed decides for every device: absent for the library. */
+/*
+ * A step of no one device that failed decides for every device: absent for the library.
+ * VK_INCOMPLETE (5) from Vulkan's device list is no failure: the first 64 devices follow.
+ */
 static void judge_common(struct judge *j, const struct gp_probe_step *s)
 {
-	if (s->code == 0)
+	if (s->code == 0 ||
+	    (j->cap == GP_DEEP_VULKAN && s->code == 5 && strcmp(s->step, "devices") == 0))
 		return;
 	decide(j, strcmp(s->step, "library") == 0 ? GP_DEEP_ABSENT : GP_DEEP_FAILED, s, NULL);
 }
@@ -183,6 +187,8 @@ void gp_deep_judge(const struct gp_probe_result *r, struct gp_deep *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->ndevices = r->cuinit_done && r->cuinit_code == 0 ? r->ndevices : 0;
+	if (d->ndevices < 0 || d->ndevices > GP_PROBE_MAX_DEVICES)
+		d->ndevices = 0; /* never from the parser; a count it refused is not kept */
 	for (int dev = 0; dev < d->ndevices; dev++)
 		for (int c = 0; c < GP_DEEP_COUNT; c++) {
 			struct judge j = {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-probe inside a running container: started through liblxc, bounded in time and output. */
 #include <fcntl.h>
+#include <limits.h>
 #include <lxc/lxccontainer.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -113,57 +114,116 @@ static int parse_ordinal(const char *word, const struct gp_probe_result *r, int 
 		*out = -1;
 		return 0;
 	}
+	if (word[0] < '0' || word[0] > '9')
+		return -EINVAL;
 	errno = 0;
 	v = strtol(word, &end, 10);
-	if (errno || *end || end == word || word[0] == '-' || word[0] == '+' || v >= r->ndevices)
+	if (errno || *end || v >= r->ndevices)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
 }
 
+/*
+ * Splits a copy of line (into buf) at single blanks: exactly n words, none empty, or
+ * -EINVAL. Strictly by words, not by sscanf's widths: a word longer than its field would
+ * otherwise be cut in two, and its rest read as the next field.
+ */
+static int split_words(const char *line, char *buf, size_t size, char **w, int n)
+{
+	char *p = buf;
+
+	if (snprintf(buf, size, "%s", line) >= (int)size)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		w[i] = p;
+		p = strchr(p, ' ');
+		if (i < n - 1 && !p)
+			return -EINVAL;
+		if (p)
+			*p++ = '\0';
+		if (!w[i][0])
+			return -EINVAL;
+	}
+	return p ? -EINVAL : 0; /* a word more */
+}
+
+/* A whole word that is a decimal int: digits, an optional leading minus, in range. */
+static int parse_int(const char *word, int *out)
+{
+	char *end;
+	long v;
+
+	if (!((word[0] >= '0' && word[0] <= '9') ||
+	      (word[0] == '-' && word[1] >= '0' && word[1] <= '9')))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(word, &end, 10);
+	if (errno || *end || v < INT_MIN || v > INT_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/* A step's time: a whole word of digits and a point (as %.1f prints), below 1e9 ms. */
+static int parse_ms(const char *word, double *out)
+{
+	char *end;
+
+	if (word[0] < '0' || word[0] > '9' || word[strspn(word, "0123456789.")])
+		return -EINVAL;
+	errno = 0;
+	*out = strtod(word, &end);
+	if (errno || *end || !(*out >= 0 && *out < 1e9))
+		return -EINVAL;
+	return 0;
+}
+
+/* "deep CAP DEVICE STEP CODE NAME MS DETAIL" (probe/deep.c). */
 static int parse_deep(const char *line, struct gp_probe_result *r)
 {
 	struct gp_probe_step *s = &r->steps[r->nsteps];
-	char cap[8], dev[8], step[16], name[48], detail[72];
-	int used = 0;
+	char buf[512], *w[8];
 
-	if (r->nsteps == GP_PROBE_MAX_STEPS ||
-	    sscanf(line, "deep %7s %7s %15s %d %47s %lf %71s%n", cap, dev, step, &s->code, name,
-		   &s->ms, detail, &used) != 7 ||
-	    line[used] || !is_capability(cap) || parse_ordinal(dev, r, &s->device) < 0 ||
-	    !(s->ms >= 0 && s->ms < 1e9) || !copy_word(s->cap, sizeof(s->cap), cap) ||
-	    !copy_word(s->step, sizeof(s->step), step) ||
-	    !copy_word(s->name, sizeof(s->name), name) ||
-	    !copy_word(s->detail, sizeof(s->detail), detail))
+	if (r->nsteps == GP_PROBE_MAX_STEPS || split_words(line, buf, sizeof(buf), w, 8) < 0 ||
+	    !is_capability(w[1]) || parse_ordinal(w[2], r, &s->device) < 0 ||
+	    parse_int(w[4], &s->code) < 0 || parse_ms(w[6], &s->ms) < 0 ||
+	    !copy_word(s->cap, sizeof(s->cap), w[1]) ||
+	    !copy_word(s->step, sizeof(s->step), w[3]) ||
+	    !copy_word(s->name, sizeof(s->name), w[5]) ||
+	    !copy_word(s->detail, sizeof(s->detail), w[7]))
 		return -EINVAL;
 	r->nsteps++;
 	return 0;
 }
 
-/* "stage cuinit", or "stage CAP DEVICE" before each part of --deep. */
+/* "stage cuinit" before cuInit, or "stage CAP DEVICE" before each part of --deep. */
 static int parse_stage(const char *line, struct gp_probe_result *r)
 {
-	char cap[8], dev[8];
-	int used = 0;
+	char buf[64], *w[3];
+	int device;
 
-	if (strncmp(line, "deep ", 5) == 0)
-		return parse_deep(line, r);
-	if (strncmp(line, "stage ", 6) == 0)
-		return parse_stage(line, r);
-	if (sscanf(line, "stage %7s %7s%n", cap, dev, &used) != 2 || line[used] ||
-	    !is_capability(cap) || parse_ordinal(dev, r, &r->stage_device) < 0)
+	if (strcmp(line, "stage cuinit") == 0) {
+		r->reached_cuinit = true;
+		return 0;
+	}
+	if (split_words(line, buf, sizeof(buf), w, 3) < 0 || !is_capability(w[1]) ||
+	    parse_ordinal(w[2], r, &device) < 0)
 		return -EINVAL;
-	snprintf(r->stage_cap, sizeof(r->stage_cap), "%s", cap);
+	snprintf(r->stage_cap, sizeof(r->stage_cap), "%s", w[1]);
+	r->stage_device = device;
 	return 0;
 }
 
+/* Sets *out only to a value in range: a refused "devices" line must not leave its count. */
 static int parse_scalar(const char *line, const char *key, int lo, int hi, int *out)
 {
-	int used = 0;
+	int used = 0, v;
 
-	if (sscanf(line + strlen(key), " %d%n", out, &used) != 1 || line[strlen(key) + used] ||
-	    *out < lo || *out > hi)
+	if (sscanf(line + strlen(key), " %d%n", &v, &used) != 1 || line[strlen(key) + used] ||
+	    v < lo || v > hi)
 		return -EINVAL;
+	*out = v;
 	return 0;
 }
 
