@@ -15,6 +15,14 @@
 	"CUDA 12.9/13.0 release notes, known issues: CUDA initialization can fail on certain "     \
 	"Linux kernels with KASLR enabled"
 #define REF_ERRORS "CUDA Driver API, CUresult"
+#define REF_XID "NVIDIA Xid Errors; nvidia-smi -q -d ECC"
+#define REF_PTX                                                                                    \
+	"CUDA Driver API, cuModuleLoadData; CUDA C++ Programming Guide, Just-in-Time "             \
+	"Compilation"
+#define REF_NVML "NVML API Reference, nvmlReturn_t"
+#define REF_VIDEO "NVIDIA Video Codec SDK: NVDEC and NVENC API, status codes"
+#define REF_VIDEO_MATRIX "NVIDIA Video Encode and Decode GPU Support Matrix"
+#define REF_VULKAN "Vulkan loader, Driver Interface (ICD manifests)"
 
 const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 	[GP_FINDING_PROBE_TIMEOUT] = { "probe-timeout", GP_SEV_ERROR,
@@ -215,6 +223,61 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				      "the container gets its GPUs from recipe lines, not from "
 				      "gpu-provision",
 				      NULL },
+	/* probe --deep: each capability proven on each GPU (lib/diagnosedeep.c) */
+	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
+					"a CUDA call of --deep's compute test failed (context, "
+					"memory, copy, launch, sync) or libcuda lacks its symbols",
+					REF_ERRORS },
+	[GP_FINDING_COMPUTE_WRONG_RESULT] = { "compute-wrong-result", GP_SEV_ERROR,
+					      "the 1 MiB copied to the GPU and back, or a kernel's "
+					      "result, differs from what it should be: ECC, an "
+					      "Xid, "
+					      "or a libcuda that is not the driver's",
+					      REF_XID },
+	[GP_FINDING_PTX_JIT_FAILED] = { "ptx-jit-failed", GP_SEV_ERROR,
+					"a kernel from PTX text did not load: the driver's "
+					"libnvidia-ptxjitcompiler.so.1 is missing or older than "
+					"the "
+					"driver",
+					REF_PTX },
+	[GP_FINDING_NVML_MISSING] = { "nvml-missing", GP_SEV_INFO,
+				      "no libnvidia-ml.so.1 in the container (nvidia-smi, "
+				      "monitoring); an error where the ini injects utility",
+				      NULL },
+	[GP_FINDING_NVDEC_MISSING] = { "nvdec-missing", GP_SEV_INFO,
+				       "no libnvcuvid.so.1 in the container (NVDEC decoding); an "
+				       "error where the ini injects video",
+				       NULL },
+	[GP_FINDING_NVENC_MISSING] = { "nvenc-missing", GP_SEV_INFO,
+				       "no libnvidia-encode.so.1 in the container (NVENC "
+				       "encoding); "
+				       "an error where the ini injects video",
+				       NULL },
+	[GP_FINDING_NVML_FAILED] = { "nvml-failed", GP_SEV_ERROR,
+				     "NVML's init, count or UUIDs failed (a library of another "
+				     "version than the kernel module's, no /dev/nvidiactl)",
+				     REF_NVML },
+	[GP_FINDING_NVML_GPU_NOT_LISTED] = { "nvml-gpu-not-listed", GP_SEV_WARNING,
+					     "NVML does not list a GPU that CUDA sees: "
+					     "nvidia-smi and monitoring do not show it",
+					     REF_NVML },
+	[GP_FINDING_NVDEC_FAILED] = { "nvdec-failed", GP_SEV_ERROR,
+				      "cuvidGetDecoderCaps, the GPU's context for it, or its "
+				      "symbol failed",
+				      REF_VIDEO },
+	[GP_FINDING_NVENC_FAILED] = { "nvenc-failed", GP_SEV_ERROR,
+				      "NVENC's instance or an encode session failed (an old "
+				      "library, GeForce's session limit)",
+				      REF_VIDEO },
+	[GP_FINDING_VIDEO_ENGINE_ABSENT] = { "video-engine-absent", GP_SEV_INFO,
+					     "the GPU has no NVENC or no decoder for a codec "
+					     "(the H200 has neither NVENC nor AV1): not a fault",
+					     REF_VIDEO_MATRIX },
+	[GP_FINDING_VULKAN_FAILED] = { "vulkan-failed", GP_SEV_WARNING,
+				       "the container's Vulkan loader finds no NVIDIA device (no "
+				       "ICD, a loader older than 1.1); an error where the ini "
+				       "injects graphics",
+				       REF_VULKAN },
 	/* the list itself */
 	[GP_FINDING_FINDINGS_CAPPED] = { "findings-capped", GP_SEV_ERROR,
 					 "more findings than one list holds: the rest are counted, "

@@ -106,7 +106,13 @@ static int setup(void **state)
 	snprintf(w.hmm.evidence[w.hmm.n++], sizeof(w.hmm.evidence[0]),
 		 "CONFIG_DEVICE_PRIVATE is not set");
 	/* As provision/probe.c fills it for an attached container on the real host. */
-	w.e = (struct gp_expect){ "ct", true, &w.plan, &w.host, w.chosen, &w.hmm, 10000, false };
+	w.e = (struct gp_expect){ .name = "ct",
+				  .attached = true,
+				  .plan = &w.plan,
+				  .host = &w.host,
+				  .chosen = w.chosen,
+				  .hmm = &w.hmm,
+				  .timeout_ms = 10000 };
 	healthy_result();
 	return 0;
 }
@@ -668,7 +674,7 @@ static void every_finding_is_raised_by_a_test(void **state)
 {
 	static const char call[] = "assert_ids"
 				   "(";
-	bool asserted[64] = { false };
+	bool asserted[128] = { false };
 	glob_t g;
 
 	(void)state;
