@@ -1,12 +1,38 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* libFuzzer target: the probe's output parser, which reads what a container wrote. */
+/*
+ * libFuzzer target: the probe's output parser, which reads what a container wrote, and
+ * what --deep makes of it: the verdicts and their findings.
+ */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "deep.h"
+#include "diagnose.h"
 #include "probe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void judge_and_diagnose(const struct gp_probe_result *r)
+{
+	static struct gp_host host = { .version = "580.159.04" };
+	struct gp_deep *d = calloc(1, sizeof(*d));
+	struct gp_findings *f = calloc(1, sizeof(*f));
+	struct gp_expect e = { .name = "fuzz", .host = &host, .deep = d, .inject = true };
+
+	gp_deep_judge(r, d);
+	if (d->ndevices < 0 || d->ndevices > GP_PROBE_MAX_DEVICES)
+		abort();
+	for (int dev = 0; dev < d->ndevices; dev++)
+		for (int c = 0; c < GP_DEEP_COUNT; c++)
+			if (d->v[dev][c].status > GP_DEEP_FAILED ||
+			    strnlen(d->v[dev][c].detail, sizeof(d->v[dev][c].detail)) ==
+				sizeof(d->v[dev][c].detail))
+				abort();
+	gp_diagnose_deep(r, &e, f);
+	free(f);
+	free(d);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,9 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	if (gp_probe_parse(buf, r) == 0 && (r->nnodes > GP_PLAN_MAX_NODES ||
-					    r->ndevices > GP_PROBE_MAX_DEVICES))
-		abort();
+	if (gp_probe_parse(buf, r) == 0) {
+		if (r->nnodes > GP_PLAN_MAX_NODES || r->ndevices > GP_PROBE_MAX_DEVICES ||
+		    r->nsteps > GP_PROBE_MAX_STEPS)
+			abort();
+		judge_and_diagnose(r);
+	}
 	free(buf);
 	free(r);
 	return 0;
