@@ -180,5 +180,12 @@ gpu_provision_capability{container=\"dini\",gpu=\"$DEEP_UUID\",capability=\"nvde
 		"$(grep '^gpu_provision_capability{' <<<"$out")"
 	grep -qE '^dini .*failed, 0 min ago; deep: nvdec-hevc failed, nvenc unsupported, vulkan absent$' \
 		<<<"$(gp --root "$WORK/dini.root" list)"
+	# Proxmox's hookscript probes as the ini says: deep, so the failed decoder fails it.
+	make -s -C "$GP_TOP" install DESTDIR="$WORK/dinst" PREFIX=/usr >/dev/null
+	sed -e "s|\"/usr/sbin/gpu-provision\"|\"$GP\" --root $WORK/dini.root|" \
+		-e "s|/etc/gpu-provision|$CONF|g" "$WORK/dinst/usr/share/gpu-provision/pve-hookscript.sh" \
+		>"$WORK/dini-hookscript.sh"
+	out=$(GP_LXCPATH=$P sh "$WORK/dini-hookscript.sh" dini post-start)
+	check "hookscript verdict" "probe dini: failed" "${out% in *}"
 	stop dini
 }

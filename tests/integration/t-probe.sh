@@ -181,6 +181,9 @@ test_probe_glibc_symbols() {
 	check "at most 2.28" "2.28" "$(printf '%s\n2.28\n' "$newest" | sort -V | tail -1)"
 	# dlopen lived in libdl.so.2 before glibc 2.34: it must be loaded there too.
 	grep -q 'NEEDED.*\[libdl.so.2\]' <<<"$(readelf -d "${GP_BUILD:-$GP_TOP/build}/gpu-probe")"
+	# Every driver library (libcuda, NVML, NVDEC, NVENC, Vulkan) is dlopen'ed, none linked.
+	check "linked libraries" "libc.so.6 libdl.so.2" "$(readelf -d "${GP_BUILD:-$GP_TOP/build}/gpu-probe" |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | paste -sd' ')"
 	check "no __libc_start_main" 0 "$(objdump -T "${GP_BUILD:-$GP_TOP/build}/gpu-probe" | count_matching __libc_start_main)"
 }
 
