@@ -6,10 +6,13 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -470,25 +473,43 @@ void gp_child_free(struct gp_child *c)
 	free(steal_ptr(c->err));
 }
 
+/* Copies the whole of in (size bytes) to out in the kernel; -EIO when it changed size. */
+static int copy_all(int out, int in, off_t size)
+{
+	off_t left = size;
+
+	while (left > 0) {
+		ssize_t n = sendfile(out, in, NULL, (size_t)left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		left -= n;
+	}
+	return 0;
+}
+
 int gp_sealed_copy(const char *path, size_t max, const char *name)
 {
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int in = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	_cleanup_close_ int fd = -1;
-	size_t len, off = 0;
-	int r = gp_read_file(path, max, &buf, &len);
+	struct stat st;
+	int r;
 
-	if (r < 0)
-		return gp_error_errno(r, "Failed to read \"%s\"", path);
+	if (in < 0 || fstat(in, &st) < 0)
+		return gp_error_errno(-errno, "Failed to read \"%s\"", path);
+	if (!S_ISREG(st.st_mode) || (uintmax_t)st.st_size > max)
+		return gp_error_errno(-EFBIG, "\"%s\" is not a file of at most %zu bytes", path,
+				      max);
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0)
-			return -errno;
-		off += (size_t)n;
-	}
+	r = copy_all(fd, in, st.st_size);
+	if (r < 0)
+		return gp_error_errno(r, "Failed to copy \"%s\"", path);
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		return -errno;
 	return steal_fd(fd);

@@ -303,6 +303,10 @@ struct attach_job {
 /* The runner's exit code when it could not attach (the attached pipe says which it was). */
 #define ATTACH_FAILED 125
 
+/* What the runner's child writes to the attached pipe: only it writes there. */
+#define ATTACHED 'a'
+#define NOT_RUNNING 's'
+
 /* Runs in the attached process, inside the container: becomes gpu-probe. */
 static int exec_probe(void *data)
 {
@@ -343,6 +347,10 @@ static int attach_and_wait(void *data)
 
 	if (!c)
 		return ATTACH_FAILED;
+	if (!c->is_running(c)) {
+		(void)!write(j->fds[1], &(char){ NOT_RUNNING }, 1);
+		return ATTACH_FAILED;
+	}
 	opts.env_policy = LXC_ATTACH_CLEAR_ENV;
 	opts.stdin_fd = STDIN_FILENO;
 	opts.stdout_fd = STDOUT_FILENO;
@@ -352,7 +360,7 @@ static int attach_and_wait(void *data)
 		return ATTACH_FAILED;
 	}
 	/* Only we write this pipe: an exit code is the container's to choose, this is not. */
-	if (write(j->fds[1], "a", 1) != 1)
+	if (write(j->fds[1], &(char){ ATTACHED }, 1) != 1)
 		return ATTACH_FAILED;
 	close(j->fds[1]);
 	while (waitpid(pid, &status, 0) < 0)
@@ -417,14 +425,10 @@ int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 	};
 	int attached[2] = { -1, -1 }, ret;
 	struct gp_child ch;
-	char byte;
+	char byte = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->exit_code = -1;
-	if (!gp_container_running(name, lxcpath)) {
-		gp_error("container \"%s\" is not running: start it, then probe it", name);
-		return -ESRCH;
-	}
 	job.fds[0] = gp_sealed_copy(probe_path, PROBE_BINARY_MAX, "gpu-probe");
 	job.argv = probe_argv(expected, deep);
 	ret = job.fds[0] < 0 ? job.fds[0] : job.argv ? 0 : -ENOMEM;
@@ -436,8 +440,15 @@ int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 	gp_closep(&attached[1]);
 	if (ret == 0) {
 		gp_child_wait(&ch);
-		take_result(&ch, r);
-		r->attach_failed = read(attached[0], &byte, 1) != 1;
+		if (read(attached[0], &byte, 1) != 1)
+			byte = 0;
+		if (byte == NOT_RUNNING) {
+			gp_error("container \"%s\" is not running: start it, then probe it", name);
+			ret = -ESRCH;
+		} else {
+			take_result(&ch, r);
+			r->attach_failed = byte != ATTACHED;
+		}
 		gp_child_free(&ch);
 	}
 	gp_closep(&attached[0]);
