@@ -4,11 +4,11 @@
 # tests/fakedriver): gpu-provision probe; the same with --deep; lxc-attach of a bare cuInit
 # program (tests/gpu/cuinit.c), the way an admin would check by hand. The doubles answer
 # at once, so each figure is the tool's own cost; on a GPU host tests/gpu/run-deep.sh
-# measures the same three against the real driver. ROUNDS=N sets the rounds (default 9).
+# measures the same three against the real driver. ROUNDS=N sets the rounds (default 15).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-ROUNDS=${ROUNDS:-9}
+ROUNDS=${ROUNDS:-15}
 use_trusted_install || exit 1
 WORK=$(mktemp -d /tmp/gp-bench.XXXXXX)
 chmod 755 "$WORK"

@@ -2,7 +2,7 @@
 # The GPU host run of probe --deep: a container with every GPU and the host's /usr (the
 # driver's whole user space) is made to compute, and NVML, NVDEC, NVENC and Vulkan are
 # asked, with the real driver; then the time of probe, probe --deep and of lxc-attach of a
-# bare cuInit program, medians of 9 alternating runs. From the checkout root, with
+# bare cuInit program, medians of 15 alternating runs. From the checkout root, with
 # .gpu-e2e and build carried: bash tests/gpu/run-deep.sh. The last line is "N passed, N failed".
 set -uo pipefail
 . tests/gpu/e2e-lib.sh
@@ -46,10 +46,10 @@ step gp check d1 --deep --format prometheus
 expect_count "gpu_provision_capability: compute, nvml, 2 decoders per GPU" $((ngpus * 4)) \
 	'^gpu_provision_capability\{container="d1",gpu="GPU-[0-9a-f-]*",capability="[a-z0-9-]*"\} 1$' "$out"
 
-say "time: probe, probe --deep, lxc-attach of cuinit, cuinit on the host; 9 alternating runs"
+say "time: probe, probe --deep, lxc-attach of cuinit, cuinit on the host; 15 alternating runs"
 : >/tmp/plain.ms; : >/tmp/deep.ms; : >/tmp/attach.ms; : >/tmp/host.ms; : >/tmp/inner.ms
 ms() { local t0; t0=$(date +%s%N); "$@" >/tmp/ms.out 2>&1; ms_since "$t0"; }
-for i in 1 2 3 4 5 6 7 8 9; do
+for i in $(seq 15); do
 	case $((i % 4)) in
 	0) order="plain deep attach host" ;;
 	1) order="deep attach host plain" ;;
