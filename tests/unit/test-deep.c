@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * probe --deep from the probe's lines to the findings: the parser (strict, bounded), the
- * judging into one verdict per GPU and capability (lib/deep.c), and the findings of
- * lib/diagnosedeep.c with their severities. The world is a container given both GPUs of a
- * 2xH200 host (kernel module 580.95.05) whose deep probe gave what the real one gave:
- * compute, NVML, H.264 and HEVC decoding ok; no AV1 decoder and no NVENC on the H200; no
- * Vulkan loader in the container. Each test changes one part of that report.
+ * judging into one verdict per GPU and capability (lib/deep.c), the findings of
+ * lib/diagnosedeep.c with their severities, and the ini's [probe] deep. The world is a
+ * container given both GPUs of a 2xH200 host (kernel module 580.95.05) whose deep probe gave
+ * what the real one gave: compute, NVML, H.264 and HEVC decoding ok; no AV1 decoder and no
+ * NVENC on the H200; no Vulkan loader in the container. Each test changes one part of that
+ * report.
  */
 #include "unit.h"
 
+#include <limits.h>
+
+#include "ctconf.h"
 #include "deep.h"
 #include "diagnose.h"
 #include "ids.h"
@@ -351,6 +355,29 @@ static void refuses_bad_deep_lines(void **state)
 	gp_buf_free(&b);
 }
 
+/* A step's time from 1e9 ms on is refused, written out in digits too. */
+static void refuses_a_step_time_past_range(void **state)
+{
+	static const char *const bad[] = {
+		"deep compute 0 device 0 CUDA_SUCCESS 1000000000.0 -",
+		"deep compute 0 device 0 CUDA_SUCCESS 1000000000 -",
+		"deep compute 0 device 0 CUDA_SUCCESS 99999999999999999999.0 -",
+	};
+	struct gp_buf b = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < GP_ARRAY_SIZE(bad); i++) {
+		b.len = 0;
+		assert_int_equal(gp_buf_printf(&b, "%s%s\nend\n", head, bad[i]), 0);
+		memset(&w.r, 0, sizeof(w.r));
+		if (gp_probe_parse(b.data, &w.r) != -EINVAL)
+			fail_msg("accepted case %zu: %s", i, bad[i]);
+		assert_int_equal(w.r.bad_lineno, HEAD_LINES + 1);
+		assert_int_equal(w.r.nsteps, 0);
+	}
+	gp_buf_free(&b);
+}
+
 /* GP_PROBE_MAX_STEPS steps are kept; one more is refused, at its line. */
 static void at_most_max_steps(void **state)
 {
@@ -635,6 +662,59 @@ static void judge_a_timeout(void **state)
 	w.r.cuinit_code = 3;
 	gp_deep_judge(&w.r, &w.d);
 	assert_int_equal(w.d.ndevices, 0);
+}
+
+/* Steps after the one that failed (the probe stops there; a report may go on): ignored. */
+static void judge_first_failure_decides(void **state)
+{
+	struct report p = H200;
+
+	(void)state;
+	p.compute = "stage compute -\n" COMPUTE_OK(
+	    "0") "stage compute 1\n"
+		 "deep compute 1 device 0 CUDA_SUCCESS 0.0 -\n"
+		 "deep compute 1 context 0 CUDA_SUCCESS 1.0 -\n"
+		 "deep compute 1 current 0 CUDA_SUCCESS 0.0 -\n"
+		 "deep compute 1 alloc 2 CUDA_ERROR_OUT_OF_MEMORY 0.4 -\n"
+		 "deep compute 1 htod 700 CUDA_ERROR_ILLEGAL_ADDRESS 0.5 -\n"
+		 "deep compute 1 kernel-result 0 equal 1.1 -\n";
+	p.nvenc = "stage nvenc -\n"
+		  "deep nvenc - instance 15 NV_ENC_ERR_INVALID_VERSION 1.0 13.0\n"
+		  "stage nvenc 0\n"
+		  "deep nvenc 0 open 10 NV_ENC_ERR_OUT_OF_MEMORY 3.4 -\n"
+		  "deep nvenc 0 codecs 0 NV_ENC_SUCCESS 0.2 h264\n";
+	p.vulkan = "stage vulkan -\n"
+		   "deep vulkan - version 0 VK_SUCCESS 0.1 1.3.239\n"
+		   "deep vulkan - instance -9 VK_ERROR_INCOMPATIBLE_DRIVER 12.0 -\n"
+		   "deep vulkan - devices -3 VK_ERROR_INITIALIZATION_FAILED 0.1 1\n";
+	run(&p);
+	assert_verdict(0, GP_DEEP_COMPUTE, GP_DEEP_OK, "kernel-result", 0, NULL);
+	assert_verdict(1, GP_DEEP_COMPUTE, GP_DEEP_FAILED, "alloc", 2, "CUDA_ERROR_OUT_OF_MEMORY");
+	assert_verdict(0, GP_DEEP_NVENC, GP_DEEP_FAILED, "instance", 15,
+		       "NV_ENC_ERR_INVALID_VERSION");
+	assert_verdict(1, GP_DEEP_NVENC, GP_DEEP_FAILED, "instance", 15, NULL);
+	for (int dev = 0; dev < 2; dev++)
+		assert_verdict(dev, GP_DEEP_VULKAN, GP_DEEP_FAILED, "instance", -9,
+			       "VK_ERROR_INCOMPATIBLE_DRIVER");
+}
+
+/* A count past the table's, or negative (never from the parser): no device judged. */
+static void judge_stays_within_max_devices(void **state)
+{
+	static const int counts[] = { -1, GP_PROBE_MAX_DEVICES + 1, INT_MAX };
+	static const struct report h200 = H200;
+
+	(void)state;
+	run(&h200);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(counts); i++) {
+		w.r.ndevices = counts[i];
+		gp_deep_judge(&w.r, &w.d);
+		if (w.d.ndevices != 0)
+			fail_msg("a count of %d judged %d devices", counts[i], w.d.ndevices);
+	}
+	w.r.ndevices = 2;
+	gp_deep_judge(&w.r, &w.d);
+	assert_int_equal(w.d.ndevices, 2);
 }
 
 /* (c) the findings */
@@ -937,6 +1017,62 @@ static void vulkan_failed(void **state)
 	assert_fix("vulkan-failed", "llvmpipe");
 }
 
+/* display brings graphics: a Vulkan failure under it is injection's, an error. */
+static void vulkan_error_with_display(void **state)
+{
+	struct report p = H200;
+
+	(void)state;
+	p.vulkan = "stage vulkan -\n"
+		   "deep vulkan - version 0 VK_SUCCESS 0.1 1.3.239\n"
+		   "deep vulkan - instance -9 VK_ERROR_INCOMPATIBLE_DRIVER 12.0 -\n";
+	w.e.inject = true;
+	w.e.capabilities = GP_CAP_BIT(GP_CAP_COMPUTE) | GP_CAP_BIT(GP_CAP_DISPLAY);
+	assert_int_equal(diagnose(&p), GP_PROBE_FAILED);
+	assert_ids(&w.f, "vulkan-failed", "video-engine-absent", NULL);
+	assert_severity("vulkan-failed", GP_SEV_ERROR);
+	assert_fix("vulkan-failed", "the hook injects it with graphics");
+	/* near: compute alone, a warning */
+	w.e.capabilities = GP_CAP_BIT(GP_CAP_COMPUTE);
+	assert_int_equal(diagnose(&p), GP_PROBE_OK);
+	assert_severity("vulkan-failed", GP_SEV_WARNING);
+}
+
+/* GPUs are grouped by step and code: one step, two codes, two groups and each its fix. */
+static void groups_by_step_and_code(void **state)
+{
+	struct report p = H200;
+
+	(void)state;
+	p.compute = "stage compute -\n"
+		    "stage compute 0\n"
+		    "deep compute 0 device 0 CUDA_SUCCESS 0.0 -\n"
+		    "deep compute 0 context 2 CUDA_ERROR_OUT_OF_MEMORY 0.4 -\n"
+		    "stage compute 1\n"
+		    "deep compute 1 device 0 CUDA_SUCCESS 0.0 -\n"
+		    "deep compute 1 context 46 CUDA_ERROR_DEVICES_UNAVAILABLE 0.5 -\n";
+	assert_int_equal(diagnose(&p), GP_PROBE_FAILED);
+	assert_ids(&w.f, "compute-failed", "video-engine-absent", NULL);
+	assert_evidence("compute-failed",
+			"context: CUDA_ERROR_OUT_OF_MEMORY (2), 0.4 ms, on GPU 0 (" PCI0 ", " UUID0
+			"); context: CUDA_ERROR_DEVICES_UNAVAILABLE (46), 0.5 ms, on GPU 1 (" PCI1
+			", " UUID1 ")");
+	assert_fix("compute-failed", "nvidia-smi --query-compute-apps");
+	assert_fix("compute-failed", "nvidia-smi -i 1 -c DEFAULT");
+	/* the same code on both: one group naming both GPUs */
+	p.compute = "stage compute -\n"
+		    "stage compute 0\n"
+		    "deep compute 0 device 0 CUDA_SUCCESS 0.0 -\n"
+		    "deep compute 0 context 2 CUDA_ERROR_OUT_OF_MEMORY 0.4 -\n"
+		    "stage compute 1\n"
+		    "deep compute 1 device 0 CUDA_SUCCESS 0.0 -\n"
+		    "deep compute 1 context 2 CUDA_ERROR_OUT_OF_MEMORY 0.5 -\n";
+	assert_int_equal(diagnose(&p), GP_PROBE_FAILED);
+	assert_ids(&w.f, "compute-failed", "video-engine-absent", NULL);
+	assert_evidence("compute-failed", "context: CUDA_ERROR_OUT_OF_MEMORY (2), 0.4 ms, on GPU 0 "
+					  "(" PCI0 ", " UUID0 "), GPU 1 (" PCI1 ", " UUID1 ")");
+}
+
 /* A deep probe cut short: the timeout or crash finding alone, no finding per verdict. */
 static void hung_and_not_reached_say_nothing_more(void **state)
 {
@@ -1016,12 +1152,43 @@ static void many_gpus_stay_bounded(void **state)
 	assert_true(strlen(x->fix) < sizeof(x->fix));
 }
 
+/* (d) the ini */
+
+/* [probe] deep: yes makes --deep the default, no and none do not; the host's is taken. */
+static void ini_probe_deep(void **state)
+{
+	struct gp_ctconf c, host;
+
+	(void)state;
+	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n[probe]\ndeep = yes\n", "ct.ini", &c),
+			 0);
+	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_YES);
+	assert_true(c.probe_deep_set);
+	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n[probe]\ndeep = no\n", "ct.ini", &c),
+			 0);
+	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
+	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n", "ct.ini", &c), 0);
+	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
+	assert_false(c.probe_deep_set);
+	/* the host's default for a container that leaves it out, not for one that says no */
+	assert_int_equal(
+	    gp_ctconf_parse_as("[probe]\ndeep = yes\n", "gpu-provision.conf", GP_CONF_HOST, &host),
+	    0);
+	gp_ctconf_merge_host(&c, &host);
+	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_YES);
+	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n[probe]\ndeep = no\n", "ct.ini", &c),
+			 0);
+	gp_ctconf_merge_host(&c, &host);
+	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(parses_and_judges_the_h200s_report, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(refuses_bad_deep_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(refuses_a_step_time_past_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(at_most_max_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_refused_count_is_not_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(judge_library_missing, setup, teardown),
@@ -1033,6 +1200,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(judge_nvml_not_listed, setup, teardown),
 		cmocka_unit_test_setup_teardown(judge_vulkan, setup, teardown),
 		cmocka_unit_test_setup_teardown(judge_a_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(judge_first_failure_decides, setup, teardown),
+		cmocka_unit_test_setup_teardown(judge_stays_within_max_devices, setup, teardown),
 		cmocka_unit_test_setup_teardown(h200_says_only_what_it_lacks, setup, teardown),
 		cmocka_unit_test_setup_teardown(compute_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(compute_wrong_result, setup, teardown),
@@ -1043,9 +1212,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(nvdec_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(nvenc_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(vulkan_failed, setup, teardown),
+		cmocka_unit_test_setup_teardown(vulkan_error_with_display, setup, teardown),
+		cmocka_unit_test_setup_teardown(groups_by_step_and_code, setup, teardown),
 		cmocka_unit_test_setup_teardown(hung_and_not_reached_say_nothing_more, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(many_gpus_stay_bounded, setup, teardown),
+		cmocka_unit_test(ini_probe_deep),
 	};
 	return cmocka_run_group_tests_name("deep", tests, NULL, NULL);
 }
