@@ -163,10 +163,29 @@ static void probe_cuda(bool deep)
 	}
 }
 
+/*
+ * Libraries write to stderr unasked (the Vulkan loader about an ICD it cannot load, Mesa's
+ * warnings), and the host reads stderr and the report from one pipe: stderr goes to the
+ * container's /dev/null once this runs. Only a character device is taken, opened without
+ * blocking; where there is none, stderr stays as it was.
+ */
+static void quiet_stderr(void)
+{
+	int fd = open("/dev/null", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	if (syscall(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH) == 0 && S_ISCHR(st.st_mode))
+		dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
 static int probe_main(int argc, char **argv)
 {
 	bool deep = false;
 
+	quiet_stderr();
 	printf("gpu-probe 1\nglibc %s\n", probe_word(gnu_get_libc_version()));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--deep") == 0)

@@ -11,6 +11,8 @@
  *                               finds no ICD)
  *   vulkan no-devices           vkEnumeratePhysicalDevices finds none
  *   vulkan other-uuids          the device UUIDs are not the devices' (each byte inverted)
+ *   vulkan loader-message       vkCreateInstance writes to stderr, as the real loader does
+ *                               about an ICD it cannot load
  *   vulkan version MAJOR.MINOR  the loader's version (default 1.3); a 1.0 loader has no
  *                               vkEnumerateInstanceVersion
  *
@@ -91,7 +93,7 @@ struct instance {
 
 typedef void (*void_function)(void);
 
-static bool loaded, no_devices, other_uuids;
+static bool loaded, no_devices, other_uuids, loader_message;
 static int instance_code;
 static uint32_t loader_version = VK_VERSION(1, 3);
 static int ndev;
@@ -113,6 +115,7 @@ static void take(const char *word, const char *args)
 	else if (sscanf(args, "%31s", what) == 1) {
 		no_devices |= strcmp(what, "no-devices") == 0;
 		other_uuids |= strcmp(what, "other-uuids") == 0;
+		loader_message |= strcmp(what, "loader-message") == 0;
 	}
 }
 
@@ -165,6 +168,10 @@ int vkCreateInstance(const struct instance_info *info, const void *allocator, vo
 	if (!info || info->type != S_INSTANCE_CREATE_INFO || !out ||
 	    (info->app && info->app->type != S_APPLICATION_INFO))
 		return VK_ERROR_INITIALIZATION_FAILED;
+	if (loader_message)
+		fprintf(stderr, "ERROR: [Loader Message] Code 0 : loader_scanned_icd_add: Could "
+				"not get 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr' for ICD "
+				"libGLX_nvidia.so.0\n");
 	if (instance_code != 0)
 		return instance_code;
 	if (app_too_new(info->app))

@@ -101,10 +101,12 @@ vulkan absent library -" "$(verdicts dab)"
 	stop dab
 }
 
-# A failure in each library at once: each is its own finding, and the probe fails.
+# A failure in each library at once: each is its own finding, and the probe fails. The
+# Vulkan loader says on stderr which ICD it could not load, as the real one does: the
+# report stays whole.
 test_deep_failures() {
 	deep_ct dfl -- "fail module 218" "nvml init 18" "nvdec hevc 100 0" "nvenc open 15" \
-		"vulkan instance -9"
+		"vulkan instance -9" "vulkan loader-message"
 	deep_probe dfl --deep
 	check "exit" 1 "$rc"
 	check "status" failed "$(jq -r .status "$WORK/dfl.json")"
