@@ -99,6 +99,8 @@ int gp_verdict_save(const char *root, const char *name, const char *status, cons
 
 	if (!path || gp_mkdir_parents(path) < 0)
 		return -ENOMEM;
+	if (deep && !deep[0])
+		deep = NULL; /* no device was judged: a plain verdict */
 	n = snprintf(text, sizeof(text), "%s %ld\n%s%s%s", status, (long)time(NULL),
 		     deep ? "deep " : "", deep ? deep : "", deep ? "\n" : "");
 	if (n < 0 || (size_t)n >= sizeof(text))

@@ -23,7 +23,7 @@ int gp_inventory_containers(const char *root, const char *lxcpath, bool pve, cha
 /*
  * The last probe's verdict of a container, kept in <root>/run/gpu-provision: its status
  * ("ok", "failed" or "timeout") and, after --deep, each capability's worst status over
- * the GPUs ("compute=ok,nvml=ok,...,vulkan=absent"), else NULL.
+ * the GPUs ("compute=ok,nvml=ok,...,vulkan=absent"), else NULL or "" (no GPU judged).
  */
 int gp_verdict_save(const char *root, const char *name, const char *status, const char *deep);
 

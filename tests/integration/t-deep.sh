@@ -101,6 +101,16 @@ vulkan absent library -" "$(verdicts dab)"
 	stop dab
 }
 
+# cuInit fails: no device to prove, no capability reported; list shows the failed probe.
+test_deep_cuinit_failed() {
+	deep_ct dcf -- "result 999"
+	deep_probe dcf --deep
+	check "exit" 1 "$rc"
+	check "capabilities" 0 "$(jq '.capabilities | length' "$WORK/dcf.json")"
+	grep -qE '^dcf .*failed, 0 min ago$' <<<"$(gp --root "$WORK/dcf.root" list)"
+	stop dcf
+}
+
 # A failure in each library at once: each is its own finding, and the probe fails. The
 # Vulkan loader says on stderr which ICD it could not load, as the real one does: the
 # report stays whole.
