@@ -369,9 +369,18 @@ static void check_devices(struct gp_findings *f, const struct gp_expect *e,
 		x = gp_findings_add(f, GP_FINDING_GPU_EXTRA);
 		if (!x)
 			continue;
-		GP_SET(x->summary, "%s sees %s, which it was not given", e->name,
-		       r->devices[i].uuid);
-		GP_SET(x->evidence, "CUDA device %d at %s", i, r->devices[i].pci);
+		if (r->devices[i].uuid[0]) {
+			GP_SET(x->summary, "%s sees %s, which it was not given", e->name,
+			       r->devices[i].uuid);
+			GP_SET(x->evidence, "CUDA device %d at %s", i, r->devices[i].pci);
+		} else {
+			GP_SET(x->summary, "%s sees more GPUs than it was given: CUDA device %d",
+			       e->name, i);
+			GP_SET(x->evidence,
+			       "CUDA counts %d device(s); the probe got no UUID of "
+			       "device %d",
+			       r->ndevices, i);
+		}
 		GP_SET(x->fix,
 		       "remove static lxc.mount.entry or devN lines for other GPUs and any "
 		       "broad rule such as c 195:* rwm; gpu-provision attach %s --gpus ...",

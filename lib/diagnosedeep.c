@@ -135,13 +135,17 @@ static void put_gpus(struct text *t, const struct gp_probe_result *r, uint64_t m
 		}
 }
 
-/* The host's GPU of CUDA device dev in the container, by UUID, or NULL. */
+/*
+ * The host's GPU of CUDA device dev in the container, by UUID, or NULL: only one given to
+ * the container, so that a fix never names another container's GPU.
+ */
 static const struct gp_gpu *host_gpu(const struct deep *d, int dev)
 {
 	const char *uuid = d->r->devices[dev].uuid;
 
 	for (size_t i = 0; uuid[0] && i < d->e->host->ngpus; i++)
-		if (strcasecmp(d->e->host->gpus[i].uuid, uuid) == 0)
+		if ((!d->e->attached || (d->e->chosen && d->e->chosen[i])) &&
+		    strcasecmp(d->e->host->gpus[i].uuid, uuid) == 0)
 			return &d->e->host->gpus[i];
 	return NULL;
 }
@@ -286,12 +290,24 @@ static void hit(struct hits *h, enum gp_deep_cap c, int dev, const struct gp_dee
 	h->g[i].devices |= bit;
 }
 
+/*
+ * Whether a word from the container is a C identifier, as error and function names are:
+ * only such a word goes into a summary's or a fix's text, where an admin may copy it.
+ */
+static bool is_identifier(const char *s)
+{
+	return s[0] &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+		   strlen(s);
+}
+
 /* A verdict's code for a summary: its name, the symbol missing, or the number. */
 static const char *code_text(const struct gp_deep_verdict *v, char *buf, size_t size)
 {
 	if (strcmp(v->step, "symbols") == 0)
-		snprintf(buf, size, "%s missing", v->detail);
-	else if (strcmp(v->name, "-") != 0)
+		snprintf(buf, size, "%s missing",
+			 is_identifier(v->detail) ? v->detail : "a function");
+	else if (is_identifier(v->name) && strcmp(v->name, "-") != 0)
 		snprintf(buf, size, "%s", v->name);
 	else
 		snprintf(buf, size, "code %d", v->code);
@@ -424,9 +440,10 @@ static void wrong_result(struct gp_findings *f, const struct deep *d)
 	s = (struct text)TEXT(x->summary);
 	put(&s, "GPU ");
 	put_ordinals(&s, h->devices);
-	put(&s, " in %s gave back other data than %s (%d of 262144 words differ)", d->e->name,
-	    strcmp(h->g[0].v->step, "compare") == 0 ? "was written to it" : "its kernel computes",
-	    h->g[0].v->code);
+	put(&s, " in %s gave back other data than %s", d->e->name,
+	    strcmp(h->g[0].v->step, "compare") == 0 ? "was written to it" : "its kernel computes");
+	if (h->g[0].v->code >= 1 && h->g[0].v->code <= 262144) /* else not our probe's count */
+		put(&s, " (%d of 262144 words differ)", h->g[0].v->code);
 	GP_SET(x->fix,
 	       "memory that does not hold what was written: on the host, nvidia-smi -q -d ECC "
 	       "(uncorrectable errors, retired or remapped rows) and journalctl -k | grep Xid; "
@@ -637,14 +654,24 @@ static void nvdec_failed(struct gp_findings *f, const struct deep *d)
 	put_get_library(&fix, d, GP_CAP_VIDEO, "libnvidia-decode");
 }
 
+/* "13.0": digits, a point, digits. */
+static bool is_api_version(const char *s)
+{
+	size_t major = strspn(s, "0123456789");
+
+	return major && s[major] == '.' && s[major + 1] &&
+	       strspn(s + major + 1, "0123456789") == strlen(s + major + 1);
+}
+
 /* The NVENC API version the probe asked for: its instance step's detail ("13.0"). */
 static const char *nvenc_api(const struct deep *d)
 {
 	for (size_t i = 0; i < d->r->nsteps; i++)
 		if (strcmp(d->r->steps[i].cap, "nvenc") == 0 &&
 		    strcmp(d->r->steps[i].step, "instance") == 0)
-			return d->r->steps[i].detail;
-	return "-";
+			return is_api_version(d->r->steps[i].detail) ? d->r->steps[i].detail
+								     : "the probe's";
+	return "the probe's";
 }
 
 static const char *nvenc_fix(const struct deep *d, const struct gp_deep_verdict *v, char *buf,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -90,6 +91,10 @@ static int parse_device(const char *line, struct gp_probe_result *r)
 	    d.ordinal >= r->ndevices || !copy_word(d.pci, sizeof(d.pci), pci) ||
 	    !copy_word(d.uuid, sizeof(d.uuid), uuid) || strncmp(d.uuid, "GPU-", 4) != 0)
 		return -EINVAL;
+	/* A UUID is one GPU's: two devices with one would be one GPU counted twice. */
+	for (int i = 0; i < r->ndevices && i < GP_PROBE_MAX_DEVICES; i++)
+		if (i != d.ordinal && strcasecmp(r->devices[i].uuid, d.uuid) == 0)
+			return -EINVAL;
 	r->devices[d.ordinal] = d;
 	return 0;
 }
@@ -383,6 +388,13 @@ static char **probe_argv(const struct gp_plan *expected, bool deep)
 		if (asprintf(&argv[k], "%s:%u:%u", expected->nodes[i].name,
 			     expected->nodes[i].major, expected->nodes[i].minor) < 0)
 			argv[k] = NULL;
+	for (size_t i = 0; i < k; i++)
+		if (!argv[i]) { /* out of memory: no probe run on part of its arguments */
+			for (size_t j = 0; j < k; j++)
+				free(argv[j]);
+			free(argv);
+			return NULL;
+		}
 	return argv;
 }
 

@@ -63,14 +63,26 @@ static bool uuid_is_valid(const char *s)
 	return strspn(s + 4, "0123456789abcdefABCDEF-") == n - 4;
 }
 
-/* One verdict: {"gpu": UUID, "capability": known, "status": known, ...}. */
+/* The verdict's "gpu": a UUID, or null where the probe named none (then "" here). */
+static bool gpu_is_valid(struct json_object *o, const char **gpu)
+{
+	struct json_object *v;
+
+	*gpu = string_of(o, "gpu");
+	if (*gpu)
+		return uuid_is_valid(*gpu);
+	*gpu = "";
+	return json_object_object_get_ex(o, "gpu", &v) && json_object_is_type(v, json_type_null);
+}
+
+/* One verdict: {"gpu": UUID or null, "capability": known, "status": known, ...}. */
 static int check_cap(struct json_object *o, size_t i, struct gp_probe_cap_row *row, char *why,
 		     size_t size)
 {
-	const char *gpu = string_of(o, "gpu"), *cap = string_of(o, "capability");
+	const char *gpu, *cap = string_of(o, "capability");
 	const char *status = string_of(o, "status");
 
-	if (!json_object_is_type(o, json_type_object) || !uuid_is_valid(gpu) || !cap ||
+	if (!json_object_is_type(o, json_type_object) || !gpu_is_valid(o, &gpu) || !cap ||
 	    gp_deep_cap_parse(cap, &row->cap) < 0 || !status ||
 	    gp_deep_status_parse(status, &row->status) < 0) {
 		snprintf(why, size,
@@ -81,6 +93,20 @@ static int check_cap(struct json_object *o, size_t i, struct gp_probe_cap_row *r
 	}
 	snprintf(row->gpu, sizeof(row->gpu), "%s", gpu);
 	return 0;
+}
+
+/* Whether the last row (caps->n) repeats an earlier one's GPU and capability. */
+static bool repeats(const struct gp_probe_caps *caps, char *why, size_t size)
+{
+	const struct gp_probe_cap_row *last = &caps->v[caps->n];
+
+	for (size_t k = 0; last->gpu[0] && k < caps->n; k++)
+		if (caps->v[k].cap == last->cap && strcmp(caps->v[k].gpu, last->gpu) == 0) {
+			snprintf(why, size, "capabilities[%zu] repeats capabilities[%zu]", caps->n,
+				 k);
+			return true;
+		}
+	return false;
 }
 
 static int check_caps(struct json_object *o, struct gp_probe_caps *caps, char *why, size_t size)
@@ -103,7 +129,8 @@ static int check_caps(struct json_object *o, struct gp_probe_caps *caps, char *w
 	}
 	for (caps->n = 0; caps->n < n; caps->n++)
 		if (check_cap(json_object_array_get_idx(v, caps->n), caps->n, &caps->v[caps->n],
-			      why, size) < 0) {
+			      why, size) < 0 ||
+		    repeats(caps, why, size)) {
 			free(steal_ptr(caps->v));
 			caps->n = 0;
 			return -EINVAL;

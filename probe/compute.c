@@ -180,6 +180,13 @@ static void round_trip(const struct cuda *c, int index, uint32_t *host)
 	c->free_(buf);
 }
 
+/*
+ * The devices whose primary context compute made: it is kept until probe_compute_release,
+ * so NVDEC and NVENC use it rather than make it again (a context costs a few hundred ms).
+ */
+static bool held[64];
+static struct probe_cuda_ctx held_ctx;
+
 static void device_compute(const struct cuda *c, int index, uint32_t *host)
 {
 	void *ctx = NULL;
@@ -192,11 +199,11 @@ static void device_compute(const struct cuda *c, int index, uint32_t *host)
 	t0 = probe_now_ms();
 	if (!step(c, index, "context", c->ctx.retain(&ctx, dev), t0))
 		return;
+	held[index] = true;
 	t0 = probe_now_ms();
 	if (step(c, index, "current", c->ctx.set_current(ctx), t0))
 		round_trip(c, index, host);
 	c->ctx.set_current(NULL);
-	c->ctx.release(dev);
 }
 
 void probe_compute(void *cuda, int count)
@@ -209,8 +216,19 @@ void probe_compute(void *cuda, int count)
 		probe_step("compute", -1, "memory", 1, NULL, probe_now_ms(), NULL);
 		return;
 	}
-	if (load_symbols(cuda, &c))
+	if (load_symbols(cuda, &c)) {
+		held_ctx = c.ctx;
 		for (int i = 0; i < count && i < 64; i++)
 			device_compute(&c, i, host);
+	}
 	free(host);
+}
+
+void probe_compute_release(void)
+{
+	int dev;
+
+	for (int i = 0; i < 64; i++)
+		if (held[i] && held_ctx.get(&dev, i) == 0)
+			held_ctx.release(dev);
 }

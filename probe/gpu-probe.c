@@ -158,6 +158,7 @@ static void probe_cuda(bool deep)
 		probe_compute(lib, n);
 		probe_nvdec(lib, n);
 		probe_nvenc(lib, n);
+		probe_compute_release();
 		probe_nvml();
 		probe_vulkan();
 	}

@@ -47,6 +47,8 @@ const char *probe_cuda_error(const struct probe_cuda_ctx *c, int code);
 
 /* Each capability on each of count devices (libcuda's handle is cuda). */
 void probe_compute(void *cuda, int count);
+/* Releases the primary contexts probe_compute kept for the parts after it. */
+void probe_compute_release(void);
 void probe_nvml(void);
 void probe_nvdec(void *cuda, int count);
 void probe_nvenc(void *cuda, int count);

@@ -85,7 +85,7 @@ static void print_capabilities(FILE *out, const struct gp_check_subject *subj, i
 		for (size_t k = 0; k < subj[i].caps.n; k++) {
 			const struct gp_probe_cap_row *c = &subj[i].caps.v[k];
 
-			if (c->status == GP_DEEP_UNSUPPORTED ||
+			if (!c->gpu[0] || c->status == GP_DEEP_UNSUPPORTED ||
 			    (c->status == GP_DEEP_ABSENT && c->cap == GP_DEEP_VULKAN))
 				continue;
 			fprintf(out,

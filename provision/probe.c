@@ -130,8 +130,11 @@ static struct json_object *deep_json(const struct gp_probe_result *r, const stru
 			const struct gp_deep_verdict *v = &d->v[dev][c];
 			struct json_object *o = json_object_new_object();
 
+			/* null: the probe named no UUID for this device (cuDeviceGet failed). */
 			json_object_object_add(o, "gpu",
-					       json_object_new_string(r->devices[dev].uuid));
+					       r->devices[dev].uuid[0]
+						   ? json_object_new_string(r->devices[dev].uuid)
+						   : NULL);
 			json_object_object_add(o, "device", json_object_new_int(dev));
 			json_object_object_add(o, "capability",
 					       json_object_new_string(gp_deep_cap_name(c)));

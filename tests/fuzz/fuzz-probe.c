@@ -41,12 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	if (gp_probe_parse(buf, r) == 0) {
-		if (r->nnodes > GP_PLAN_MAX_NODES || r->ndevices > GP_PROBE_MAX_DEVICES ||
-		    r->nsteps > GP_PROBE_MAX_STEPS)
-			abort();
-		judge_and_diagnose(r);
-	}
+	/* As take_result does: what was parsed is judged, a refused line or not. */
+	gp_probe_parse(buf, r);
+	if (r->nnodes > GP_PLAN_MAX_NODES || r->ndevices > GP_PROBE_MAX_DEVICES ||
+	    r->nsteps > GP_PROBE_MAX_STEPS)
+		abort();
+	judge_and_diagnose(r);
+	r->timed_out = true; /* and as a probe the deadline stopped */
+	judge_and_diagnose(r);
 	free(buf);
 	free(r);
 	return 0;

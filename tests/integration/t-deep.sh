@@ -111,6 +111,18 @@ test_deep_cuinit_failed() {
 	stop dcf
 }
 
+# A container whose libcuda names one UUID for two devices: the report is refused, and
+# check's metrics hold no capability twice.
+test_deep_one_uuid_twice() {
+	deep_ct dtw -- "device 0000:00:07.0 $DEEP_UUID"
+	deep_probe dtw --deep
+	check "exit" 1 "$rc"
+	check "findings" "fixture-host gpu-extra probe-output" "$(ids dtw)"
+	out=$(gp --root "$WORK/dtw.root" check dtw --deep --format prometheus) || true
+	check "repeated series" "" "$(grep '^gpu_provision_capability{' <<<"$out" | sed 's/ [01]$//' | sort | uniq -d)"
+	stop dtw
+}
+
 # A failure in each library at once: each is its own finding, and the probe fails. The
 # Vulkan loader says on stderr which ICD it could not load, as the real one does: the
 # report stays whole.

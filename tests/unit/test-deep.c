@@ -16,6 +16,7 @@
 #include "deep.h"
 #include "diagnose.h"
 #include "ids.h"
+#include "probejson.h"
 #include "userspace.h"
 #include "util.h"
 
@@ -1182,6 +1183,84 @@ static void ini_probe_deep(void **state)
 	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
 }
 
+/* Words from the container reach a summary or a fix only as identifiers and versions. */
+static void container_words_stay_out_of_fixes(void **state)
+{
+	struct report p = H200;
+	const struct gp_finding *x;
+
+	(void)state;
+	p.compute =
+	    "stage compute -\n" COMPUTE_OK("0") "stage compute 1\n"
+						"deep compute 1 device 0 CUDA_SUCCESS 0.0 -\n"
+						"deep compute 1 context 7 $(id) 0.5 -\n";
+	assert_int_equal(diagnose(&p), GP_PROBE_FAILED);
+	x = finding(&w.f, "compute-failed");
+	assert_summary("compute-failed", "(code 7)");
+	assert_null(strstr(x->summary, "$(id)"));
+	assert_null(strstr(x->fix, "$(id)"));
+	p = (struct report)H200;
+	p.nvenc = "stage nvenc -\ndeep nvenc - instance 15 NV_ENC_ERR_INVALID_VERSION 1.0 "
+		  ";curl${IFS}x|sh\n";
+	assert_int_equal(diagnose(&p), GP_PROBE_FAILED);
+	assert_fix("nvenc-failed", "refused API version the probe's");
+	assert_null(strstr(finding(&w.f, "nvenc-failed")->fix, "curl"));
+	/* GPU 1 is the host's but not the container's: no fix names it by its index */
+	w.chosen[1] = false;
+	p = (struct report)H200;
+	p.compute = "stage compute -\n" COMPUTE_OK(
+	    "0") "stage compute 1\n"
+		 "deep compute 1 device 0 CUDA_SUCCESS 0.0 -\n"
+		 "deep compute 1 context 46 CUDA_ERROR_DEVICES_UNAVAILABLE 0.5 -\n";
+	diagnose(&p);
+	assert_null(strstr(finding(&w.f, "compute-failed")->fix, "-i 1"));
+	assert_fix("compute-failed", "nvidia-smi -c DEFAULT");
+}
+
+/* "capabilities" rows of a probe's JSON: a UUID or null, never one GPU's verdict twice. */
+static void capability_rows_checked(void **state)
+{
+	static const char *const good =
+	    "{\"status\":\"failed\",\"findings\":[],\"capabilities\":["
+	    "{\"gpu\":\"GPU-6ac7d90a\",\"capability\":\"compute\",\"status\":\"ok\"},"
+	    "{\"gpu\":null,\"capability\":\"compute\",\"status\":\"failed\"},"
+	    "{\"gpu\":null,\"capability\":\"compute\",\"status\":\"failed\"}]}";
+	static const char *const bad[] = {
+		"{\"status\":\"ok\",\"findings\":[],\"capabilities\":[{\"capability\":\"compute\","
+		"\"status\":\"ok\"}]}",
+		"{\"status\":\"ok\",\"findings\":[],\"capabilities\":[{\"gpu\":\"GPU-\\\"x\","
+		"\"capability\":"
+		"\"compute\",\"status\":\"ok\"}]}",
+		"{\"status\":\"ok\",\"findings\":[],\"capabilities\":["
+		"{\"gpu\":\"GPU-1\",\"capability\":\"nvml\",\"status\":\"ok\"},"
+		"{\"gpu\":\"GPU-1\",\"capability\":\"nvml\",\"status\":\"failed\"}]}",
+	};
+	struct gp_findings *f = calloc(1, sizeof(*f));
+	struct gp_probe_caps caps = { 0 };
+	char status[16], why[256];
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(gp_probe_json_take(good, strlen(good), status, sizeof(status), f, &caps,
+					    why, sizeof(why)),
+			 0);
+	assert_int_equal(caps.n, 3);
+	assert_string_equal(caps.v[0].gpu, "GPU-6ac7d90a");
+	assert_string_equal(caps.v[1].gpu, "");
+	free(caps.v);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(bad); i++) {
+		memset(f, 0, sizeof(*f));
+		caps = (struct gp_probe_caps){ 0 };
+		if (gp_probe_json_take(bad[i], strlen(bad[i]), status, sizeof(status), f, &caps,
+				       why, sizeof(why)) != -EINVAL)
+			fail_msg("accepted case %zu: %s", i, bad[i]);
+		assert_null(caps.v);
+	}
+	if (!strstr(why, "repeats capabilities[0]"))
+		fail_msg("refused for another reason: %s", why);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1217,6 +1296,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(hung_and_not_reached_say_nothing_more, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(many_gpus_stay_bounded, setup, teardown),
+		cmocka_unit_test(capability_rows_checked),
+		cmocka_unit_test_setup_teardown(container_words_stay_out_of_fixes, setup, teardown),
 		cmocka_unit_test(ini_probe_deep),
 	};
 	return cmocka_run_group_tests_name("deep", tests, NULL, NULL);

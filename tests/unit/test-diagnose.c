@@ -616,6 +616,11 @@ static void gpu_sets(void **state)
 	w.r.ndevices = 1; /* and one of the two lost */
 	assert_int_equal(diagnose(), GP_PROBE_FAILED);
 	assert_ids(&w.f, "gpu-missing", NULL);
+	seen_device("0000:81:00.0", UUID1);
+	seen_device("", ""); /* counted, but the probe named nothing of it */
+	assert_int_equal(diagnose(), GP_PROBE_FAILED);
+	assert_ids(&w.f, "gpu-extra", NULL);
+	assert_evidence("gpu-extra", "got no UUID of device 2");
 }
 
 /* The helper itself: a missing id and an extra one each fail. */

@@ -59,6 +59,8 @@ static void refuses_what_it_does_not_expect(void **state)
 		"gpu-probe 1\ndevices 65\nend\n",
 		"gpu-probe 1\ndevices 1\ndevice 1 0000:00:06.0 GPU-1\nend\n",
 		"gpu-probe 1\ndevices 1\ndevice 0 0000:00:06.0 MIG-1\nend\n",
+		"gpu-probe 1\ndevices 2\ndevice 0 0000:00:06.0 GPU-1a\ndevice 1 0000:00:07.0 "
+		"GPU-1A\nend\n",
 		"gpu-probe 1\nlibcuda 1 /a\x01b 1\nend\n",
 		"gpu-probe 1\nend\ntrailing\n",
 		"gpu-probe 1\nunknown line\nend\n",
