@@ -476,14 +476,13 @@ static int gpu_by_word(const struct gp_host *host, const char *word)
 
 /* NVIDIA_VISIBLE_DEVICES=all | none | void | 0,1 | GPU-uuid,... */
 static int choose_visible(const struct gp_recipe *r, const struct gp_recipe_line *l,
-			  const struct gp_host *host, bool chosen[GP_MAX_GPUS])
+			  const struct gp_host *host, bool chosen[GP_MAX_GPUS], bool *every)
 {
 	const char *v = l->cfg->value + strlen("NVIDIA_VISIBLE_DEVICES=");
 	char copy[512], where[PATH_MAX + 32];
 
 	if (strcmp(v, "all") == 0) {
-		for (size_t i = 0; i < host->ngpus; i++)
-			chosen[i] = true;
+		*every = true;
 		return 0;
 	}
 	snprintf(copy, sizeof(copy), "%s", v);
@@ -524,19 +523,23 @@ static int choose_node(const struct gp_recipe *r, const struct gp_recipe_line *l
 	return 0;
 }
 
-static int format_selection(const struct gp_host *host, const bool chosen[GP_MAX_GPUS], char *out,
-			    size_t size)
+/*
+ * "all" only where the recipe said all (NVIDIA_VISIBLE_DEVICES=all): binds of every GPU
+ * the host has today are those GPUs, not the ones it may have tomorrow.
+ */
+static int format_selection(const struct gp_host *host, const bool chosen[GP_MAX_GPUS], bool every,
+			    char *out, size_t size)
 {
 	size_t n = 0, len = 0;
 
+	if (every) {
+		snprintf(out, size, "all");
+		return 0;
+	}
 	for (size_t i = 0; i < host->ngpus; i++)
 		n += chosen[i];
 	if (n == 0)
 		return -ENOENT;
-	if (n == host->ngpus) {
-		snprintf(out, size, "all");
-		return 0;
-	}
 	out[0] = '\0';
 	for (int index = 0; index < GP_MAX_GPUS; index++)
 		for (size_t i = 0; i < host->ngpus; i++)
@@ -549,7 +552,7 @@ static int format_selection(const struct gp_host *host, const bool chosen[GP_MAX
 int gp_recipe_selection(const struct gp_recipe *r, const struct gp_host *host, char *out,
 			size_t size)
 {
-	bool chosen[GP_MAX_GPUS] = { false };
+	bool chosen[GP_MAX_GPUS] = { false }, every = false;
 	int ret = 0;
 
 	for (size_t i = 0; i < r->n && ret == 0; i++) {
@@ -561,7 +564,7 @@ int gp_recipe_selection(const struct gp_recipe *r, const struct gp_host *host, c
 			ret = choose_node(r, l, host, chosen);
 		else if (l->kind == GP_RECIPE_ENV && l->removable &&
 			 starts_with(l->cfg->value, "NVIDIA_VISIBLE_DEVICES="))
-			ret = choose_visible(r, l, host, chosen); /* what the hook gave */
+			ret = choose_visible(r, l, host, chosen, &every); /* what the hook gave */
 	}
-	return ret < 0 ? ret : format_selection(host, chosen, out, size);
+	return ret < 0 ? ret : format_selection(host, chosen, every, out, size);
 }

@@ -178,6 +178,11 @@ static void selections(void **state)
 			    "4");
 	assert_string_equal(selection("lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind\n"),
 			    "none");
+	/* Binds of every GPU the host has are those GPUs, not "all": not a ninth one added. */
+	assert_string_equal(selection("dev0: /dev/nvidia0\ndev1: /dev/nvidia1\ndev2: /dev/nvidia2\n"
+				      "dev3: /dev/nvidia3\ndev4: /dev/nvidia4\ndev5: /dev/nvidia5\n"
+				      "dev6: /dev/nvidia6\ndev7: /dev/nvidia7\n"),
+			    "0,1,2,3,4,5,6,7");
 	assert_string_equal(selection("lxc.mount.entry: /dev/nvidia9 dev/nvidia9 none bind\n"),
 			    "refused"); /* said on stderr, with the line */
 	host_cleanup();
