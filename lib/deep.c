@@ -49,6 +49,26 @@ int gp_deep_status_parse(const char *s, enum gp_deep_status *out)
 	return -EINVAL;
 }
 
+static bool is_codec_step(const char *step)
+{
+	return strcmp(step, "h264") == 0 || strcmp(step, "hevc") == 0 || strcmp(step, "av1") == 0;
+}
+
+bool gp_deep_step_of(const struct gp_probe_result *r, int dev, enum gp_deep_cap c,
+		     const struct gp_probe_step *s)
+{
+	const char *item = c == GP_DEEP_NVML ? "uuid" : "device";
+
+	if (strcmp(s->cap, parts[c]) != 0 || (s->device >= 0 && s->device != dev))
+		return false;
+	if (c >= GP_DEEP_NVDEC_H264 && c <= GP_DEEP_NVDEC_AV1 && is_codec_step(s->step))
+		return strcmp(s->step, cap_names[c] + strlen("nvdec-")) == 0;
+	if ((c == GP_DEEP_NVML || c == GP_DEEP_VULKAN) && s->code == 0 &&
+	    strcmp(s->step, item) == 0)
+		return strcmp(s->detail, r->devices[dev].uuid) == 0; /* another GPU's item */
+	return true;
+}
+
 /* The judging of one capability on one device: its verdict once decided. */
 struct judge {
 	const struct gp_probe_result *r;
@@ -172,7 +192,8 @@ static void judge_one(struct judge *j)
 		if (strcmp(s->cap, parts[j->cap]) != 0 ||
 		    (s->device >= 0 && s->device != j->device))
 			continue;
-		j->v->ms += s->ms;
+		if (gp_deep_step_of(j->r, j->device, j->cap, s))
+			j->v->ms += s->ms;
 		j->last = s;
 		if (s->device < 0)
 			judge_common(j, s);

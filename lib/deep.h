@@ -31,7 +31,7 @@ struct gp_deep_verdict {
 	char step[16]; /* the step that decided it: the one that failed, else the last */
 	int code;
 	char name[48];
-	double ms;	 /* its steps' time together */
+	double ms;	 /* its steps' time together (gp_deep_step_of) */
 	char detail[72]; /* ok: decoders or codecs; absent: the soname; failed: what */
 };
 
@@ -60,6 +60,15 @@ int gp_deep_status_parse(const char *s, enum gp_deep_status *out);
  * the probe never reached is failed, "hung" where its stage was when the deadline came.
  */
 void gp_deep_judge(const struct gp_probe_result *r, struct gp_deep *d);
+
+/*
+ * Whether step s of a probe run is one of device dev's capability c: of its part, shared by
+ * every device or this one's; of NVDEC's codecs only c's own; of NVML's and Vulkan's lists
+ * of UUIDs only this GPU's (or one that failed). A verdict's time is the sum of these up
+ * to the step that decided it.
+ */
+bool gp_deep_step_of(const struct gp_probe_result *r, int dev, enum gp_deep_cap c,
+		     const struct gp_probe_step *s);
 
 /* The worst status of capability c over the devices (failed, absent, unsupported, ok). */
 enum gp_deep_status gp_deep_worst(const struct gp_deep *d, enum gp_deep_cap c);

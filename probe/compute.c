@@ -136,6 +136,17 @@ static int mismatches(const uint32_t *p, bool kernel)
 	return n;
 }
 
+/* The kernel's result, copied back and checked: each step timed on its own. */
+static void check_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *host)
+{
+	double t0 = probe_now_ms();
+
+	if (!step(c, dev, "kernel-dtoh", c->dtoh(host, buf, WORDS * 4), t0))
+		return;
+	t0 = probe_now_ms();
+	check_step(dev, "kernel-result", mismatches(host, true), t0);
+}
+
 static void run_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *host)
 {
 	void *module = NULL, *fn = NULL;
@@ -146,18 +157,36 @@ static void run_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *host
 	if (!step(c, dev, "module", c->load(&module, ptx), t0))
 		return;
 	t0 = probe_now_ms();
-	if (step(c, dev, "function", c->function(&fn, module, "gp_add_index"), t0)) {
-		t0 = probe_now_ms();
-		if (step(c, dev, "launch",
-			 c->launch(fn, WORDS / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL),
-			 t0) &&
-		    step(c, dev, "sync", c->sync(), t0)) {
-			t0 = probe_now_ms();
-			if (step(c, dev, "kernel-dtoh", c->dtoh(host, buf, WORDS * 4), t0))
-				check_step(dev, "kernel-result", mismatches(host, true), t0);
-		}
-	}
+	if (!step(c, dev, "function", c->function(&fn, module, "gp_add_index"), t0))
+		goto out;
+	t0 = probe_now_ms();
+	if (!step(c, dev, "launch",
+		  c->launch(fn, WORDS / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL), t0))
+		goto out;
+	t0 = probe_now_ms();
+	if (step(c, dev, "sync", c->sync(), t0))
+		check_kernel(c, dev, buf, host);
+out:
 	c->unload(module);
+}
+
+/* 1 MiB there and back, compared; then the kernel over it. */
+static void copy_and_check(const struct cuda *c, int index, cu_ptr buf, uint32_t *host)
+{
+	double t0;
+
+	for (uint32_t i = 0; i < WORDS; i++)
+		host[i] = i * 2654435761u;
+	t0 = probe_now_ms();
+	if (!step(c, index, "htod", c->htod(buf, host, WORDS * 4), t0))
+		return;
+	memset(host, 0, WORDS * 4);
+	t0 = probe_now_ms();
+	if (!step(c, index, "dtoh", c->dtoh(host, buf, WORDS * 4), t0))
+		return;
+	t0 = probe_now_ms();
+	if (check_step(index, "compare", mismatches(host, false), t0))
+		run_kernel(c, index, buf, host);
 }
 
 static void round_trip(const struct cuda *c, int index, uint32_t *host)
@@ -167,16 +196,7 @@ static void round_trip(const struct cuda *c, int index, uint32_t *host)
 
 	if (!step(c, index, "alloc", c->alloc(&buf, WORDS * 4), t0))
 		return;
-	for (uint32_t i = 0; i < WORDS; i++)
-		host[i] = i * 2654435761u;
-	t0 = probe_now_ms();
-	if (step(c, index, "htod", c->htod(buf, host, WORDS * 4), t0)) {
-		memset(host, 0, WORDS * 4);
-		t0 = probe_now_ms();
-		if (step(c, index, "dtoh", c->dtoh(host, buf, WORDS * 4), t0) &&
-		    check_step(index, "compare", mismatches(host, false), t0))
-			run_kernel(c, index, buf, host);
-	}
+	copy_and_check(c, index, buf, host);
 	c->free_(buf);
 }
 
