@@ -45,4 +45,7 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 void gp_diagnose_deep(const struct gp_probe_result *r, const struct gp_expect *e,
 		      struct gp_findings *f);
 
+/* Whether the hook gives the container capability c's libraries (its ini's injection). */
+bool gp_deep_cap_injected(const struct gp_expect *e, enum gp_deep_cap c);
+
 #endif

@@ -172,6 +172,18 @@ static bool injected(const struct gp_expect *e, enum gp_capability cap)
 	return e->inject && (caps & GP_CAP_BIT(cap));
 }
 
+bool gp_deep_cap_injected(const struct gp_expect *e, enum gp_deep_cap c)
+{
+	static const enum gp_capability of[GP_DEEP_COUNT] = {
+		[GP_DEEP_COMPUTE] = GP_CAP_COMPUTE,  [GP_DEEP_NVML] = GP_CAP_UTILITY,
+		[GP_DEEP_NVDEC_H264] = GP_CAP_VIDEO, [GP_DEEP_NVDEC_HEVC] = GP_CAP_VIDEO,
+		[GP_DEEP_NVDEC_AV1] = GP_CAP_VIDEO,  [GP_DEEP_NVENC] = GP_CAP_VIDEO,
+		[GP_DEEP_VULKAN] = GP_CAP_GRAPHICS,
+	};
+
+	return injected(e, of[c]);
+}
+
 /*
  * The capabilities to give attach: the container's (compute,utility by default) and cap
  * (GP_CAP_COUNT: none more).
@@ -457,14 +469,14 @@ static void ptx_jit_failed(struct gp_findings *f, const struct deep *d)
 	struct gp_finding *x = add(f, d, K_PTX,
 				   "cuModuleLoadData of the probe's PTX (.version 6.0, sm_50), "
 				   "which the driver compiles for the GPU: ");
-	char caps[64];
+	char caps[64], code[96];
 
 	if (!x)
 		return;
 	GP_SET(x->summary,
 	       "the driver's PTX JIT failed in %s (%s): every CUDA program whose kernels were "
 	       "built for an older GPU needs it",
-	       d->e->name, h->g[0].v->name);
+	       d->e->name, code_text(h->g[0].v, code, sizeof(code)));
 	capability_list(d->e, GP_CAP_COMPUTE, caps, sizeof(caps));
 	if (injected(d->e, GP_CAP_COMPUTE))
 		GP_SET(x->fix,
@@ -654,13 +666,21 @@ static void nvdec_failed(struct gp_findings *f, const struct deep *d)
 	put_get_library(&fix, d, GP_CAP_VIDEO, "libnvidia-decode");
 }
 
-/* "13.0": digits, a point, digits. */
-static bool is_api_version(const char *s)
+/* "13.0", "1.0.61": numbers joined by points. */
+static bool is_version(const char *s)
 {
-	size_t major = strspn(s, "0123456789");
+	size_t n = strspn(s, "0123456789");
 
-	return major && s[major] == '.' && s[major + 1] &&
-	       strspn(s + major + 1, "0123456789") == strlen(s + major + 1);
+	if (!n || s[n] != '.')
+		return false;
+	while (s[n] == '.') {
+		size_t digits = strspn(s + n + 1, "0123456789");
+
+		if (!digits)
+			return false;
+		n += 1 + digits;
+	}
+	return s[n] == '\0';
 }
 
 /* The NVENC API version the probe asked for: its instance step's detail ("13.0"). */
@@ -669,7 +689,7 @@ static const char *nvenc_api(const struct deep *d)
 	for (size_t i = 0; i < d->r->nsteps; i++)
 		if (strcmp(d->r->steps[i].cap, "nvenc") == 0 &&
 		    strcmp(d->r->steps[i].step, "instance") == 0)
-			return is_api_version(d->r->steps[i].detail) ? d->r->steps[i].detail
+			return is_version(d->r->steps[i].detail) ? d->r->steps[i].detail
 								     : "the probe's";
 	return "the probe's";
 }
@@ -773,7 +793,7 @@ static void vulkan_summary(struct gp_finding *x, const struct deep *d, const str
 
 	if (strcmp(v->step, "version") == 0)
 		put(&t, "the Vulkan loader in %s is older than Vulkan 1.1 (%s)", d->e->name,
-		    v->detail);
+		    is_version(v->detail) ? v->detail : "its version");
 	else if (v->code == -9)
 		put(&t, "Vulkan in %s finds no driver (VK_ERROR_INCOMPATIBLE_DRIVER)", d->e->name);
 	else if (v->code == 0) {

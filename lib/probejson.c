@@ -81,6 +81,7 @@ static int check_cap(struct json_object *o, size_t i, struct gp_probe_cap_row *r
 {
 	const char *gpu, *cap = string_of(o, "capability");
 	const char *status = string_of(o, "status");
+	struct json_object *v;
 
 	if (!json_object_is_type(o, json_type_object) || !gpu_is_valid(o, &gpu) || !cap ||
 	    gp_deep_cap_parse(cap, &row->cap) < 0 || !status ||
@@ -92,6 +93,8 @@ static int check_cap(struct json_object *o, size_t i, struct gp_probe_cap_row *r
 		return -EINVAL;
 	}
 	snprintf(row->gpu, sizeof(row->gpu), "%s", gpu);
+	row->injected = json_object_object_get_ex(o, "injected", &v) &&
+			json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 	return 0;
 }
 

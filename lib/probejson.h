@@ -3,6 +3,7 @@
 #ifndef GP_PROBEJSON_H
 #define GP_PROBEJSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "deep.h"
@@ -13,6 +14,7 @@ struct gp_probe_cap_row {
 	char gpu[48]; /* GPU-<hex and dashes> */
 	enum gp_deep_cap cap;
 	enum gp_deep_status status;
+	bool injected; /* the ini gives its libraries: a missing one is an error */
 };
 
 struct gp_probe_caps {

@@ -31,6 +31,26 @@ static void print_text(FILE *out, const struct gp_findings *host,
 	}
 }
 
+/* A container's capabilities after --deep: {gpu, capability, status, injected} each. */
+static struct json_object *caps_json(const struct gp_probe_caps *caps)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t k = 0; k < caps->n; k++) {
+		const struct gp_probe_cap_row *c = &caps->v[k];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "gpu", c->gpu[0] ? json_object_new_string(c->gpu) : NULL);
+		json_object_object_add(o, "capability",
+				       json_object_new_string(gp_deep_cap_name(c->cap)));
+		json_object_object_add(o, "status",
+				       json_object_new_string(gp_deep_status_name(c->status)));
+		json_object_object_add(o, "injected", json_object_new_boolean(c->injected));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static void print_json(FILE *out, const struct gp_findings *host,
 		       const struct gp_check_subject *subj, int n)
 {
@@ -44,6 +64,8 @@ static void print_json(FILE *out, const struct gp_findings *host,
 		json_object_object_add(
 		    c, "probe", subj[i].probe[0] ? json_object_new_string(subj[i].probe) : NULL);
 		json_object_object_add(c, "findings", gp_findings_json(&subj[i].f));
+		if (subj[i].caps.n)
+			json_object_object_add(c, "capabilities", caps_json(&subj[i].caps));
 		json_object_array_add(cts, c);
 	}
 	json_object_object_add(o, "containers", cts);
@@ -72,9 +94,10 @@ static void print_by_severity(FILE *out, const char *metric, const char *labels,
 }
 
 /*
- * Each GPU's capabilities after --deep: 1 that it works, 0 that it failed or its library
- * is missing; one the GPU does not have (unsupported) is left out, as is Vulkan where the
- * container has no loader: nothing to alert on.
+ * Each GPU's capabilities after --deep: 1 that it works, 0 that it failed or that its
+ * library is missing where the ini injects it. Left out, nothing to alert on: one the GPU
+ * does not have (unsupported), a library the container was never given, and Vulkan where
+ * the container has no loader (the loader is the distribution's, never injected).
  */
 static void print_capabilities(FILE *out, const struct gp_check_subject *subj, int n)
 {
@@ -86,7 +109,8 @@ static void print_capabilities(FILE *out, const struct gp_check_subject *subj, i
 			const struct gp_probe_cap_row *c = &subj[i].caps.v[k];
 
 			if (!c->gpu[0] || c->status == GP_DEEP_UNSUPPORTED ||
-			    (c->status == GP_DEEP_ABSENT && c->cap == GP_DEEP_VULKAN))
+			    (c->status == GP_DEEP_ABSENT &&
+			     (!c->injected || c->cap == GP_DEEP_VULKAN)))
 				continue;
 			fprintf(out,
 				"gpu_provision_capability{container=\"%s\",gpu=\"%s\","

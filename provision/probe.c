@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "ctconf.h"
 #include "deep.h"
+#include "deepreport.h"
 #include "diagnose.h"
 #include "exitcode.h"
 #include "hoststate.h"
@@ -22,6 +23,7 @@ struct probe_ctx {
 	struct gp_plan plan;
 	bool chosen[GP_MAX_GPUS];
 	bool attached;
+	bool injected[GP_DEEP_COUNT]; /* the ini gives the capability's libraries */
 };
 
 /* The container's GPUs and nodes as its ini and today's host say; or all of the host's. */
@@ -62,37 +64,6 @@ static bool libcuda_is_injected(const struct gp_probe_result *r, const char *mod
 	       strcmp(r->libcuda_suffix, module) == 0;
 }
 
-/* What decided a verdict, for people: the detail, or the failed step and its code. */
-static void verdict_text(const struct gp_deep_verdict *v, char *buf, size_t size)
-{
-	const char *detail = strcmp(v->detail, "-") ? v->detail : "";
-
-	if (v->status == GP_DEEP_FAILED && strcmp(v->name, "-"))
-		snprintf(buf, size, "at %s: %d %s%s%s", v->step, v->code, v->name,
-			 detail[0] ? ", " : "", detail);
-	else if (v->status == GP_DEEP_FAILED)
-		snprintf(buf, size, "at %s: %s", v->step, detail);
-	else if (v->status == GP_DEEP_UNSUPPORTED && strcmp(v->name, "-"))
-		snprintf(buf, size, "%s (%s)", detail, v->name);
-	else
-		snprintf(buf, size, "%s", detail);
-}
-
-static void print_deep(const struct gp_probe_result *r, const struct gp_deep *d)
-{
-	for (int dev = 0; dev < d->ndevices; dev++) {
-		printf("  GPU %d (%s %s):\n", dev, r->devices[dev].pci, r->devices[dev].uuid);
-		for (int c = 0; c < GP_DEEP_COUNT; c++) {
-			const struct gp_deep_verdict *v = &d->v[dev][c];
-			char what[256];
-
-			verdict_text(v, what, sizeof(what));
-			printf("    %-11s %-11s %8.1f ms  %s\n", gp_deep_cap_name(c),
-			       gp_deep_status_name(v->status), v->ms, what);
-		}
-	}
-}
-
 static void print_text(const char *name, const struct gp_probe_result *r, const char *module,
 		       const struct gp_deep *deep, const struct gp_findings *f)
 {
@@ -116,54 +87,12 @@ static void print_text(const char *name, const struct gp_probe_result *r, const 
 		       r->nodes[i].exists ? "c" : "-", r->nodes[i].major, r->nodes[i].minor,
 		       r->nodes[i].open_errno ? strerror(r->nodes[i].open_errno) : "ok");
 	if (deep)
-		print_deep(r, deep);
+		gp_deep_print(r, deep);
 	gp_findings_print(f, stdout, "", false);
 }
 
-/* One object per device and capability. */
-static struct json_object *deep_json(const struct gp_probe_result *r, const struct gp_deep *d)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (int dev = 0; dev < d->ndevices; dev++)
-		for (int c = 0; c < GP_DEEP_COUNT; c++) {
-			const struct gp_deep_verdict *v = &d->v[dev][c];
-			struct json_object *o = json_object_new_object();
-
-			/* null: the probe named no UUID for this device (cuDeviceGet failed). */
-			json_object_object_add(o, "gpu",
-					       r->devices[dev].uuid[0]
-						   ? json_object_new_string(r->devices[dev].uuid)
-						   : NULL);
-			json_object_object_add(o, "device", json_object_new_int(dev));
-			json_object_object_add(o, "capability",
-					       json_object_new_string(gp_deep_cap_name(c)));
-			json_object_object_add(
-			    o, "status", json_object_new_string(gp_deep_status_name(v->status)));
-			json_object_object_add(o, "step", json_object_new_string(v->step));
-			json_object_object_add(o, "code", json_object_new_int(v->code));
-			json_object_object_add(o, "name", json_object_new_string(v->name));
-			json_object_object_add(o, "ms", json_object_new_double(v->ms));
-			json_object_object_add(o, "detail", json_object_new_string(v->detail));
-			json_object_array_add(a, o);
-		}
-	return a;
-}
-
-/* The verdict of each capability over the devices, for list: "compute=ok,...". */
-static void deep_summary(const struct gp_deep *d, char *buf, size_t size)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (int c = 0; c < GP_DEEP_COUNT && d->ndevices && len < size; c++)
-		len +=
-		    (size_t)snprintf(buf + len, size - len, "%s%s=%s", c ? "," : "",
-				     gp_deep_cap_name(c), gp_deep_status_name(gp_deep_worst(d, c)));
-}
-
-static struct json_object *result_json(const char *name, const struct gp_probe_result *r,
-				       const char *module, const struct gp_deep *deep,
+static struct json_object *result_json(const char *name, const struct probe_ctx *p,
+				       const struct gp_probe_result *r, const struct gp_deep *deep,
 				       const struct gp_findings *f)
 {
 	struct json_object *o = json_object_new_object(), *cu = json_object_new_object();
@@ -177,7 +106,7 @@ static struct json_object *result_json(const char *name, const struct gp_probe_r
 			       r->libcuda_found ? json_object_new_string(r->libcuda_path) : NULL);
 	json_object_object_add(o, "libcuda_version", json_object_new_string(r->libcuda_suffix));
 	json_object_object_add(o, "libcuda_injected",
-			       json_object_new_boolean(libcuda_is_injected(r, module)));
+			       json_object_new_boolean(libcuda_is_injected(r, p->hs.host.version)));
 	json_object_object_add(o, "driver_api", json_object_new_int(r->driver_version));
 	json_object_object_add(cu, "code",
 			       r->cuinit_done ? json_object_new_int(r->cuinit_code) : NULL);
@@ -207,7 +136,7 @@ static struct json_object *result_json(const char *name, const struct gp_probe_r
 	}
 	json_object_object_add(o, "nodes", nodes);
 	if (deep)
-		json_object_object_add(o, "capabilities", deep_json(r, deep));
+		json_object_object_add(o, "capabilities", gp_deep_json(r, deep, p->injected));
 	json_object_object_add(o, "findings", gp_findings_json(f));
 	return o;
 }
@@ -219,7 +148,7 @@ static void report(const struct gp_cli *cli, const char *name, const struct prob
 	char summary[256] = "";
 
 	if (cli->json) {
-		struct json_object *o = result_json(name, r, p->hs.host.version, deep, f);
+		struct json_object *o = result_json(name, p, r, deep, f);
 
 		printf("%s\n", json_object_to_json_string_ext(
 				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -228,7 +157,7 @@ static void report(const struct gp_cli *cli, const char *name, const struct prob
 		print_text(name, r, p->hs.host.version, deep, f);
 	}
 	if (deep)
-		deep_summary(deep, summary, sizeof(summary));
+		gp_deep_summary(deep, summary, sizeof(summary));
 	gp_verdict_save(cli->root, name, status_name(r->status), deep ? summary : NULL);
 }
 
@@ -264,6 +193,8 @@ static int probe_and_judge(const struct gp_cli *cli, const char *name, struct pr
 				.inject = p->attached && p->conf.inject == GP_INJECT_YES,
 				.capabilities = p->conf.capabilities };
 	gp_diagnose(r, &e, f);
+	for (int c = 0; c < GP_DEEP_COUNT; c++)
+		p->injected[c] = gp_deep_cap_injected(&e, (enum gp_deep_cap)c);
 	return 0;
 }
 

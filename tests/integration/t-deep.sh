@@ -62,8 +62,11 @@ vulkan ok device VK_SUCCESS" "$(verdicts dok)"
 	check "findings" fixture-host "$(ids dok)"
 	# Nothing was written into the container: the probe came in as a sealed memfd.
 	check "new programs in the rootfs" "" "$(find "$P/dok/rootfs" -newer "$WORK/dok.mark" -type f -perm -u+x)"
+	check "compute's steps" "device context current alloc htod dtoh compare module function launch sync kernel-dtoh kernel-result" \
+		"$(jq -r '.capabilities[] | select(.capability == "compute") | [.steps[].step] | join(" ")' "$WORK/dok.json")"
 	out=$(gp --root "$WORK/dok.root" probe dok --deep)
 	grep -qE '^    compute +ok +[0-9.]+ ms' <<<"$out"
+	grep -qE '^      steps: device [0-9.]+, context [0-9.]+, .*, kernel-result [0-9.]+ ms$' <<<"$out"
 	grep -q "^  GPU 0 (0000:00:06.0 $DEEP_UUID):" <<<"$out"
 	grep -qE '^dok .* ok, 0 min ago; deep: all ok$' <<<"$(gp --root "$WORK/dok.root" list)"
 	# A plain probe after it asks nothing of the libraries and says no deep verdict.
@@ -90,6 +93,23 @@ vulkan absent library -" "$(verdicts dab)"
 	check "nvdec-missing: information, the container does not inject video" info \
 		"$(jq -r '.findings[] | select(.id == "nvdec-missing") | .severity' "$WORK/dab.json")"
 	grep -q 'libnvcuvid.so.1' <<<"$(jq -r '.findings[] | select(.id == "nvdec-missing") | .summary + .evidence + .fix' "$WORK/dab.json")"
+	check "nothing injected" false "$(jq '[.capabilities[].injected] | any' "$WORK/dab.json")"
+	# A library it was never given is no failing capability: no gauge, no alert.
+	out=$(gp --root "$WORK/dab.root" check dab --deep --format prometheus) || true
+	check "gauges: compute and NVML" "compute 1
+nvml 1" "$(sed -n 's/^gpu_provision_capability{.*capability="\([a-z0-9-]*\)"} \([01]\)$/\1 \2/p' <<<"$out")"
+	# NVML and NVENC missing too: each said, neither an error.
+	stop dab
+	add_fake_deep "$P" dab 580.159.04 --without libnvcuvid --without libvulkan \
+		--without libnvidia-ml --without libnvidia-encode
+	start dab
+	deep_probe dab --deep
+	check "exit (nothing missing was given)" 0 "$rc"
+	check "absent" "nvml nvdec-h264 nvdec-hevc nvdec-av1 nvenc vulkan" \
+		"$(jq -r '[.capabilities[] | select(.status == "absent") | .capability] | join(" ")' "$WORK/dab.json")"
+	check "findings (all missing)" "fixture-host nvdec-missing nvenc-missing nvml-missing" "$(ids dab)"
+	check "severities" "info info info" \
+		"$(jq -r '[.findings[] | select(.id | endswith("-missing")) | .severity] | join(" ")' "$WORK/dab.json")"
 	# An AV1 decoder the GPU lacks, alone.
 	stop dab
 	set_fake_cuda "$P" dab "device 0000:00:06.0 $DEEP_UUID" "nvdec av1 0 0"

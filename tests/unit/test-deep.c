@@ -1183,6 +1183,27 @@ static void ini_probe_deep(void **state)
 	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
 }
 
+/* A verdict's time is its own steps': not another codec's, not another GPU's list item. */
+static void verdict_time_is_its_own_steps(void **state)
+{
+	struct report p = H200;
+
+	(void)state;
+	run(&p);
+	assert_float_equal(verdict(0, GP_DEEP_COMPUTE)->ms, 377.7, 0.01);
+	assert_float_equal(verdict(0, GP_DEEP_NVDEC_H264)->ms, 0.3, 0.01);
+	assert_float_equal(verdict(1, GP_DEEP_NVDEC_HEVC)->ms, 0.1, 0.01);
+	assert_float_equal(verdict(1, GP_DEEP_NVDEC_AV1)->ms, 0.1, 0.01);
+	assert_float_equal(verdict(1, GP_DEEP_NVENC)->ms, 1.2 + 3.1, 0.01);
+	/* init, count and its own UUID */
+	assert_float_equal(verdict(0, GP_DEEP_NVML)->ms, 24.9 + 0.0 + 0.1, 0.01);
+	assert_float_equal(verdict(1, GP_DEEP_NVML)->ms, 24.9 + 0.0 + 0.1, 0.01);
+	for (size_t i = 0; i < w.r.nsteps; i++)
+		if (strcmp(w.r.steps[i].step, "uuid") == 0)
+			assert_int_equal(gp_deep_step_of(&w.r, 1, GP_DEEP_NVML, &w.r.steps[i]),
+					 strcmp(w.r.steps[i].detail, UUID1) == 0);
+}
+
 /* Words from the container reach a summary or a fix only as identifiers and versions. */
 static void container_words_stay_out_of_fixes(void **state)
 {
@@ -1215,6 +1236,38 @@ static void container_words_stay_out_of_fixes(void **state)
 	diagnose(&p);
 	assert_null(strstr(finding(&w.f, "compute-failed")->fix, "-i 1"));
 	assert_fix("compute-failed", "nvidia-smi -c DEFAULT");
+}
+
+/* Which capabilities' libraries the ini injects: what makes a missing one an error. */
+static void injected_capabilities(void **state)
+{
+	static const char *const row =
+	    "{\"status\":\"ok\",\"findings\":[],\"capabilities\":[{\"gpu\":\"GPU-1\","
+	    "\"capability\":\"nvenc\",\"status\":\"absent\",\"injected\":true}]}";
+	struct gp_findings *f = calloc(1, sizeof(*f));
+	struct gp_probe_caps caps = { 0 };
+	char status[16], why[256];
+
+	(void)state;
+	w.e.inject = true;
+	w.e.capabilities = GP_CAP_BIT(GP_CAP_COMPUTE) | GP_CAP_BIT(GP_CAP_VIDEO);
+	assert_true(gp_deep_cap_injected(&w.e, GP_DEEP_COMPUTE));
+	assert_true(gp_deep_cap_injected(&w.e, GP_DEEP_NVDEC_AV1));
+	assert_true(gp_deep_cap_injected(&w.e, GP_DEEP_NVENC));
+	assert_false(gp_deep_cap_injected(&w.e, GP_DEEP_NVML));
+	assert_false(gp_deep_cap_injected(&w.e, GP_DEEP_VULKAN));
+	w.e.capabilities = GP_CAP_BIT(GP_CAP_DISPLAY); /* display brings graphics */
+	assert_true(gp_deep_cap_injected(&w.e, GP_DEEP_VULKAN));
+	w.e.inject = false;
+	assert_false(gp_deep_cap_injected(&w.e, GP_DEEP_VULKAN));
+	assert_non_null(f);
+	assert_int_equal(gp_probe_json_take(row, strlen(row), status, sizeof(status), f, &caps, why,
+					    sizeof(why)),
+			 0);
+	assert_int_equal(caps.n, 1);
+	assert_true(caps.v[0].injected);
+	free(caps.v);
+	free(f);
 }
 
 /* "capabilities" rows of a probe's JSON: a UUID or null, never one GPU's verdict twice. */
@@ -1297,6 +1350,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(many_gpus_stay_bounded, setup, teardown),
 		cmocka_unit_test(capability_rows_checked),
+		cmocka_unit_test_setup_teardown(injected_capabilities, setup, teardown),
+		cmocka_unit_test_setup_teardown(verdict_time_is_its_own_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(container_words_stay_out_of_fixes, setup, teardown),
 		cmocka_unit_test(ini_probe_deep),
 	};
