@@ -225,8 +225,9 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				      NULL },
 	/* probe --deep: each capability proven on each GPU (lib/diagnosedeep.c) */
 	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
-					"a CUDA call of --deep's compute test failed (context, "
-					"memory, copy, launch, sync) or libcuda lacks its symbols",
+					"a CUDA call of --deep's compute test failed (device, "
+					"context, alloc, htod, dtoh, function, launch, sync, "
+					"kernel-dtoh) or libcuda lacks its symbols",
 					REF_ERRORS },
 	[GP_FINDING_COMPUTE_WRONG_RESULT] = { "compute-wrong-result", GP_SEV_ERROR,
 					      "the 1 MiB copied to the GPU and back, or a kernel's "
@@ -262,8 +263,8 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					     "nvidia-smi and monitoring do not show it",
 					     REF_NVML },
 	[GP_FINDING_NVDEC_FAILED] = { "nvdec-failed", GP_SEV_ERROR,
-				      "cuvidGetDecoderCaps, the GPU's context for it, or its "
-				      "symbol failed",
+				      "cuvidGetDecoderCaps failed, the GPU's CUDA context for it "
+				      "failed, or libnvcuvid lacks the function",
 				      REF_VIDEO },
 	[GP_FINDING_NVENC_FAILED] = { "nvenc-failed", GP_SEV_ERROR,
 				      "NVENC's instance or an encode session failed (an old "
@@ -271,7 +272,9 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				      REF_VIDEO },
 	[GP_FINDING_VIDEO_ENGINE_ABSENT] = { "video-engine-absent", GP_SEV_INFO,
 					     "the GPU has no NVENC or no decoder for a codec "
-					     "(the H200 has neither NVENC nor AV1): not a fault",
+					     "(the H200 has neither NVENC nor an AV1 decoder): not "
+					     "a "
+					     "fault",
 					     REF_VIDEO_MATRIX },
 	[GP_FINDING_VULKAN_FAILED] = { "vulkan-failed", GP_SEV_WARNING,
 				       "the container's Vulkan loader finds no NVIDIA device (no "

@@ -37,7 +37,7 @@ static const struct gp_command commands[] = {
 	  "root lxcpath confdir timeout deep json", gp_cmd_probe },
 	{ "sync", "NAME|--all", "rewrite rules and plans for today's majors and GPUs",
 	  "root lxcpath confdir pve all dry-run", gp_cmd_sync },
-	{ "list", "", "the containers with GPUs, their mode, state and last probe",
+	{ "list", "", "the containers with GPUs, their mode, state and last probe (deep too)",
 	  "root lxcpath confdir pve json", gp_cmd_list },
 	{ "check", "[NAME|--all]", "diagnose the host, the configs and the running containers",
 	  "root lxcpath confdir pve all timeout deep json format output", gp_cmd_check },

@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # Shared by the GPU host runs (run-h200.sh, run-multi.sh, run-hostile.sh): source from the
-# checkout root. Installs the carried LXC runtime, makes sure containers find libcuda through
+# checkout root. A host without LXC gets it from .gpu-e2e/: Debian 12's lxc packages and
+# the host-setup.sh that installs them, put there beside the build (not kept in git). It
+# runs host-setup.sh, makes sure containers find libcuda through
 # the bound ld.so.cache, and gives mkct (a busybox container with the host's /usr), run_in,
 # and the assertions: expect and its kin count each step's outcome; at exit a line
 # "N passed, N failed", and the exit code is 1 when any failed.

@@ -2,8 +2,9 @@
 # The GPU host run of probe --deep: a container with every GPU and the host's /usr (the
 # driver's whole user space) is made to compute, and NVML, NVDEC, NVENC and Vulkan are
 # asked, with the real driver; then the time of probe, probe --deep and of lxc-attach of a
-# bare cuInit program, medians of 15 alternating runs. From the checkout root, with
-# .gpu-e2e and build carried: bash tests/gpu/run-deep.sh. The last line is "N passed, N failed".
+# bare cuInit program, medians of 15 alternating runs. On a GPU host, from the checkout
+# root, after make gpu-tools (tests/gpu/e2e-lib.sh says what else): bash tests/gpu/run-deep.sh.
+# The last line is "N passed, N failed".
 set -uo pipefail
 . tests/gpu/e2e-lib.sh
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The GPU host run: real driver, real libcuda, real cgroup v2 enforcement, no --root.
-# Prepare here: ../shared/gpu-e2e/fetch-debs.sh; make gpu-tools. Then on the GPU host, from
-# the checkout root (with .gpu-e2e and build carried): bash tests/gpu/run-h200.sh
+# On a GPU host, from the checkout root, after make gpu-tools (tests/gpu/e2e-lib.sh says
+# what else): bash tests/gpu/run-h200.sh
 # 1. a container attached with gpu-provision sees nvidia0, nvidiactl, nvidia-uvm with the
 #    host's majors, and cuInit() == 0 with one device inside;
 # 2. the same container with uvm's cgroup rule removed is refused by the hook at pre-start;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The GPU host run for hostile containers: the real driver and libcuda, with a library the
 # container owns preloaded into the probe (/etc/ld.so.preload in its rootfs; the real
-# libcuda.so.1 still answers cuInit). From the checkout root, with .gpu-e2e and build
-# carried (make gpu-tools): bash tests/gpu/run-hostile.sh
+# libcuda.so.1 still answers cuInit). On a GPU host, from the checkout root, after make
+# gpu-tools (tests/gpu/e2e-lib.sh says what else): bash tests/gpu/run-hostile.sh
 #   1. TIOCSTI and /dev/tty under a real pty: nothing reaches the admin's shell, and the
 #      probe still says ok with the real cuInit;
 #   2. a holder in a session of its own: probe returns at once, named probe-lingering;

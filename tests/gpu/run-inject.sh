@@ -1,8 +1,9 @@
 #!/bin/bash
 # The GPU host run of [driver] inject: a container whose rootfs holds no NVIDIA file (the
 # host's C library copied in, nothing of the host's /usr bound) gets the host's driver user
-# space at start. From the checkout root, with .gpu-e2e and build carried:
-# bash tests/gpu/run-inject.sh. The last line is "N passed, N failed".
+# space at start. On a GPU host, from the checkout root, after make gpu-tools
+# (tests/gpu/e2e-lib.sh says what else): bash tests/gpu/run-inject.sh. The last line is
+# "N passed, N failed".
 set -uo pipefail
 . tests/gpu/e2e-lib.sh
 

@@ -4,7 +4,8 @@
 #   inside each, CUDA sees exactly its GPUs (UUIDs and PCI ids), and a node made by hand for
 #   a GPU it was not given cannot be opened (EPERM); check --all probes all three at once;
 #   the table of nvidia-smi index, PCI address, device minor and CUDA ordinal.
-# From the checkout root, with .gpu-e2e and build carried: bash tests/gpu/run-multi.sh
+# On a GPU host, from the checkout root, after make gpu-tools (tests/gpu/e2e-lib.sh says
+# what else): bash tests/gpu/run-multi.sh
 # Each step's outcome is checked (expect, tests/gpu/e2e-lib.sh); the last line is
 # "N passed, N failed" and the exit code is 1 when any check failed (2: too few GPUs).
 set -uo pipefail

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The GPU host run of recipe containers: a container given the GPU by a recipe's lines (a
 # wildcard on 195, an uvm major of another driver, optional binds) is diagnosed, refused
-# by attach, adopted, and then runs CUDA. From the checkout root, with .gpu-e2e and build
-# carried: bash tests/gpu/run-recipes.sh. The last line is "N passed, N failed".
+# by attach, adopted, and then runs CUDA. On a GPU host, from the checkout root, after make
+# gpu-tools (tests/gpu/e2e-lib.sh says what else): bash tests/gpu/run-recipes.sh. The last
+# line is "N passed, N failed".
 set -uo pipefail
 . tests/gpu/e2e-lib.sh
 
