@@ -246,27 +246,44 @@ static int caps_table_add(struct gp_caps_table *caps, const char *name, unsigned
 	return 0;
 }
 
+/*
+ * "NAME MINOR" (a trimmed line): NAME of at most 63 bytes, then blanks, then a decimal.
+ * By hand, not sscanf: a host with 8 GPUs lists thousands of these, read at each start.
+ */
+static int parse_cap_line(const char *line, char name[64], unsigned int *minor)
+{
+	size_t len = strcspn(line, " \t");
+	const char *num = line + len + strspn(line + len, " \t");
+
+	if (!len || len >= 64 || num == line + len)
+		return -EINVAL;
+	memcpy(name, line, len);
+	name[len] = '\0';
+	return gp_parse_uint(num, minor);
+}
+
 int gp_parse_mig_minors(const char *buf, struct gp_caps_table *caps)
 {
 	const char *pos = buf, *end = buf + strlen(buf), *p;
 	size_t n;
 
 	while (gp_line_next(&pos, end, &p, &n)) {
-		char line[128], name[64];
+		char line[128], name[64], *t;
 		unsigned int minor;
-		int used = 0, r;
+		int r;
 
 		if (n >= sizeof(line))
 			return -EINVAL;
 		memcpy(line, p, n);
 		line[n] = '\0';
-		if (*gp_strtrim(line)) {
-			if (sscanf(line, "%63s %u%n", name, &minor, &used) != 2 || line[used])
-				return -EINVAL;
-			r = caps_table_add(caps, name, minor);
-			if (r < 0)
-				return r;
-		}
+		t = gp_strtrim(line);
+		if (!*t)
+			continue;
+		if (parse_cap_line(t, name, &minor) < 0)
+			return -EINVAL;
+		r = caps_table_add(caps, name, minor);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

@@ -41,7 +41,9 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 	if (!p->attached)
 		p->conf = host_conf;
 	gp_ctconf_merge_host(&p->conf, &host_conf);
-	if (gp_host_read(cli->root, GP_HOST_MIG, &p->hs.host) < 0)
+	/* The MIG caps table (thousands of lines) only where the plan needs it. */
+	if (gp_host_read(cli->root, !p->attached || p->conf.caps[0] ? GP_HOST_MIG : 0,
+			 &p->hs.host) < 0)
 		return -EIO;
 	if (!p->attached)
 		return gp_plan_all(cli->root, &p->hs.host, &p->plan);

@@ -125,6 +125,26 @@ static void mig_minors(void **state)
 	t = (struct gp_caps_table){ 0 };
 	assert_int_equal(gp_parse_mig_minors("config 1 extra\n", &t), -EINVAL);
 	free(t.v);
+	/* blanks around and between are fine; no minor, a sign, a name past 63 bytes are not */
+	t = (struct gp_caps_table){ 0 };
+	assert_int_equal(gp_parse_mig_minors("  config \t 1 \n\nmonitor\t2\n", &t), 0);
+	assert_int_equal(gp_caps_lookup(&t, "config"), 1);
+	assert_int_equal(gp_caps_lookup(&t, "monitor"), 2);
+	free(t.v);
+	static const char *const bad[] = {
+		"config\n",
+		"config -1\n",
+		"config +1\n",
+		"config 4294967296\n",
+		"config 1x\n",
+		"gpu0/gi0/ci0/access/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 1\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t = (struct gp_caps_table){ 0 };
+		if (gp_parse_mig_minors(bad[i], &t) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+		free(t.v);
+	}
 }
 
 static void kconfig(void **state)
