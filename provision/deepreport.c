@@ -55,8 +55,8 @@ void gp_deep_print(const struct gp_probe_result *r, const struct gp_deep *d)
 			char what[256];
 
 			verdict_text(v, what, sizeof(what));
-			printf("    %-11s %-11s %8.1f ms  %s\n", gp_deep_cap_name(c),
-			       gp_deep_status_name(v->status), v->ms, what);
+			printf("    %-11s %-11s %8.1f ms%s%s\n", gp_deep_cap_name(c),
+			       gp_deep_status_name(v->status), v->ms, what[0] ? "  " : "", what);
 			if (c == GP_DEEP_COMPUTE)
 				print_steps(r, dev);
 		}
