@@ -690,7 +690,7 @@ static const char *nvenc_api(const struct deep *d)
 		if (strcmp(d->r->steps[i].cap, "nvenc") == 0 &&
 		    strcmp(d->r->steps[i].step, "instance") == 0)
 			return is_version(d->r->steps[i].detail) ? d->r->steps[i].detail
-								     : "the probe's";
+								 : "the probe's";
 	return "the probe's";
 }
 
