@@ -91,7 +91,8 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 /* The lines a previous attach added, so that they can be taken out again. */
 static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 {
-	_cleanup_free_ char *path = gp_applied_path(o->confdir, o->name), *buf = NULL;
+	_cleanup_free_ char *path = gp_applied_path_to_read(o->root, o->confdir, o->name);
+	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	char *save = NULL;
 	struct stat st;
@@ -119,14 +120,21 @@ static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 
 static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 {
-	_cleanup_free_ char *path = gp_applied_path(o->confdir, o->name);
+	_cleanup_free_ char *path = gp_applied_path(o->root, o->confdir, o->name);
+	_cleanup_free_ char *local = gp_local_applied_path(o->confdir, o->name);
 	struct gp_buf b = { 0 };
 	int r = gp_buf_printf(&b, "%s", "");
 
 	for (size_t i = 0; i < l->n && r == 0; i++)
 		r = gp_buf_printf(&b, "%s\n", l->v[i]);
 	if (r == 0 && path)
-		r = gp_write_file_atomic(path, b.data, b.len, 0644, GP_DURABLE);
+		r = gp_mkdir_parents(path);
+	if (r == 0 && path)
+		r = gp_write_file_atomic(path, b.data, b.len, gp_container_file_mode(o->root),
+					 GP_DURABLE);
+	/* On Proxmox VE it moved into the cluster filesystem: one left in confdir goes. */
+	if (r == 0 && path && local && strcmp(path, local) != 0)
+		unlink(local);
 	gp_buf_free(&b);
 	return path ? r : -ENOMEM;
 }
@@ -168,14 +176,14 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	int r;
 
 	/* Keep the ini's other keys; --gpus and --caps replace only the selection. */
-	r = gp_ctconf_load(o->confdir, o->name, conf);
+	r = gp_ctconf_load(o->root, o->confdir, o->name, conf);
 	if (r == -ENOENT && !o->gpus)
-		gp_error("\"%s\" has no %s/%s.ini yet: give --gpus", o->name, o->confdir, o->name);
+		gp_error("\"%s\" has no ini yet: give --gpus", o->name);
 	if (r < 0 && (r != -ENOENT || !o->gpus))
 		return -EINVAL;
 	is_new = r == -ENOENT;
 	if (is_new) {
-		_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
+		_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
 
 		gp_ctconf_init(conf);
 		snprintf(conf->path, sizeof(conf->path), "%s", path ? path : "");
@@ -316,7 +324,7 @@ static void print_dry_run(const struct gp_ctconf *conf, const struct lines *old,
 
 static char *read_ini_text(const struct gp_attach_opts *o)
 {
-	_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
+	_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
 	char *buf = NULL;
 
 	if (!path || gp_read_file(path, GP_CTCONF_MAX_SIZE, &buf, NULL) < 0)
@@ -327,12 +335,13 @@ static char *read_ini_text(const struct gp_attach_opts *o)
 /* Puts the ini back as it was before a failed attach: its old text, or no file. */
 static void restore_ini(const struct gp_attach_opts *o, const char *old)
 {
-	_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
+	_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
 
 	if (!path)
 		return;
 	if (old)
-		gp_write_file_atomic(path, old, strlen(old), 0644, GP_DURABLE);
+		gp_write_file_atomic(path, old, strlen(old), gp_container_file_mode(o->root),
+				     GP_DURABLE);
 	else
 		unlink(path);
 }
@@ -364,7 +373,7 @@ static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_
 				const struct lines *add)
 {
 	_cleanup_free_ char *old_ini = read_ini_text(o);
-	int r = gp_ctconf_save(o->confdir, o->name, conf);
+	int r = gp_ctconf_save(o->root, o->confdir, o->name, conf);
 
 	if (r < 0)
 		return r;
@@ -634,12 +643,22 @@ int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes)
 	return r;
 }
 
+/* Removes both files; one already gone is no error. */
+static int remove_files(const char *a, const char *b)
+{
+	if ((unlink(a) < 0 && errno != ENOENT) || (unlink(b) < 0 && errno != ENOENT))
+		return gp_error_errno(-errno, "Failed to remove \"%s\" or \"%s\"", a, b);
+	return 0;
+}
+
 int gp_detach(const struct gp_attach_opts *o)
 {
 	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
 	_cleanup_lines_ struct lines old = { 0 };
-	_cleanup_free_ char *ini = gp_ini_path(o->confdir, o->name);
-	_cleanup_free_ char *applied = gp_applied_path(o->confdir, o->name);
+	_cleanup_free_ char *ini = gp_ini_path(o->root, o->confdir, o->name);
+	_cleanup_free_ char *applied = gp_applied_path(o->root, o->confdir, o->name);
+	_cleanup_free_ char *local_ini = gp_local_ini_path(o->confdir, o->name);
+	_cleanup_free_ char *local_applied = gp_local_applied_path(o->confdir, o->name);
 	struct gp_target t;
 	int r;
 
@@ -648,7 +667,7 @@ int gp_detach(const struct gp_attach_opts *o)
 	r = gp_target_open(o, &t);
 	if (r == 0)
 		r = read_applied(o, &old);
-	if (r < 0 || !applied || !ini)
+	if (r < 0 || !applied || !ini || !local_ini || !local_applied)
 		return r < 0 ? r : -ENOMEM;
 	if (o->dry_run) {
 		for (size_t i = 0; i < old.n; i++)
@@ -659,8 +678,8 @@ int gp_detach(const struct gp_attach_opts *o)
 	r = gp_target_edit(&t, (const char *const *)old.v, old.n, NULL, 0);
 	if (r < 0)
 		return r;
-	if ((unlink(applied) < 0 && errno != ENOENT) || (unlink(ini) < 0 && errno != ENOENT))
-		return gp_error_errno(-errno, "Failed to remove \"%s\" or \"%s\"", applied, ini);
+	if (remove_files(applied, ini) < 0 || remove_files(local_applied, local_ini) < 0)
+		return -EIO;
 	printf("detached %s%s\n", o->name, old.n == 0 ? " (nothing was attached)" : "");
 	return old.n ? gp_target_verify(o, &t, old.v[0], false) : 0;
 }

@@ -55,7 +55,7 @@ static int check_parses(const char *path)
 
 static char *read_applied(const struct gp_check_ctx *ctx, const char *name)
 {
-	_cleanup_free_ char *path = gp_applied_path(ctx->confdir, name);
+	_cleanup_free_ char *path = gp_applied_path_to_read(ctx->root, ctx->confdir, name);
 	char *buf = NULL;
 
 	if (path && gp_read_file(path, 1u << 20, &buf, NULL) < 0)
@@ -242,7 +242,7 @@ static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_
 	int r;
 
 	gp_log_capture_start(&why);
-	r = gp_ctconf_load(ctx->confdir, name, conf);
+	r = gp_ctconf_load(ctx->root, ctx->confdir, name, conf);
 	gp_log_capture_stop(&why);
 	if (r == 0 || r == -ENOENT || !(x = gp_findings_add(f, GP_FINDING_INI_INVALID)))
 		return r;
@@ -346,7 +346,7 @@ int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct 
 
 bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name)
 {
-	_cleanup_free_ char *ini = gp_ini_path(ctx->confdir, name);
+	_cleanup_free_ char *ini = gp_ini_path(ctx->root, ctx->confdir, name);
 	struct gp_recipe *rec;
 	char path[PATH_MAX];
 	bool gives = false;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "child.h"
+#include "paths.h"
 #include "create.h"
 #include "escape.h"
 #include "rootdev.h"
@@ -302,7 +303,7 @@ static int create_pve(const struct gp_create_opts *o)
 
 int gp_create(const struct gp_create_opts *o)
 {
-	bool pve = o->attach.pve || gp_target_is_pve(o->attach.root);
+	bool pve = o->attach.pve || gp_root_is_pve(o->attach.root);
 
 	if (pve && !o->ostemplate) {
 		gp_error("on Proxmox VE give --ostemplate VOLID (as for pct create)");

@@ -531,13 +531,18 @@ static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf 
 	return gp_ctconf_parse_as(buf, path, kind, conf);
 }
 
-int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf)
+int gp_ctconf_load(const char *root, const char *confdir, const char *name, struct gp_ctconf *conf)
 {
-	_cleanup_free_ char *path = gp_ini_path(confdir, name);
+	_cleanup_free_ char *path = gp_ini_path(root, confdir, name);
+	_cleanup_free_ char *local = gp_local_ini_path(confdir, name);
+	int r;
 
-	if (!path)
+	if (!path || !local)
 		return -ENOMEM;
-	return load_file(path, GP_CONF_CONTAINER, conf);
+	r = load_file(path, GP_CONF_CONTAINER, conf);
+	if (r == -ENOENT && strcmp(path, local) != 0)
+		r = load_file(local, GP_CONF_CONTAINER, conf);
+	return r;
 }
 
 int gp_hostconf_load(const char *confdir, struct gp_ctconf *conf)
@@ -622,22 +627,32 @@ int gp_ctconf_check_readable(const struct gp_ctconf *conf)
 	return r;
 }
 
-int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf *conf)
+int gp_ctconf_save(const char *root, const char *confdir, const char *name,
+		   const struct gp_ctconf *conf)
 {
-	_cleanup_free_ char *path = gp_ini_path(confdir, name), *text = gp_ctconf_format(conf);
+	_cleanup_free_ char *path = gp_ini_path(root, confdir, name),
+			    *text = gp_ctconf_format(conf);
+	_cleanup_free_ char *local = gp_local_ini_path(confdir, name);
 	int r;
 
-	if (!text || !path)
+	if (!text || !path || !local)
 		return -ENOMEM;
 	r = gp_ctconf_check_readable(conf);
 	if (r < 0)
 		return r;
-	if (mkdir(confdir, 0755) < 0 && errno != EEXIST) {
-		r = -errno;
-		return gp_error_errno(r, "Failed to create \"%s\"", confdir);
-	}
-	r = gp_write_file_atomic(path, text, strlen(text), 0644, GP_DURABLE);
+	r = gp_mkdir_parents(path);
+	if (r < 0)
+		return gp_error_errno(r, "Failed to create the folder of \"%s\"", path);
+	r = gp_write_file_atomic(path, text, strlen(text), gp_container_file_mode(root),
+				 GP_DURABLE);
+	if (r == -EACCES && strcmp(path, local) != 0)
+		return gp_error_errno(r,
+				      "Failed to write \"%s\": the cluster filesystem is "
+				      "read-only without quorum (pvecm status)",
+				      path);
 	if (r < 0)
 		return gp_error_errno(r, "Failed to write \"%s\"", path);
-	return r;
+	if (strcmp(path, local) != 0 && unlink(local) < 0 && errno != ENOENT)
+		gp_warn("the ini moved to %s, but %s stays: %s", path, local, strerror(errno));
+	return 0;
 }

@@ -79,8 +79,12 @@ void gp_ctconf_merge_host(struct gp_ctconf *conf, const struct gp_ctconf *host);
 /* Refuses a file not owned by root or writable by group or others: -EPERM. */
 int gp_ctconf_check_owner(const char *path, const struct stat *st);
 
-/* Opens, checks and parses <confdir>/<name>.ini. -ENOENT when it does not exist. */
-int gp_ctconf_load(const char *confdir, const char *name, struct gp_ctconf *conf);
+/*
+ * Opens, checks and parses the container's ini (gp_ini_path: in the cluster filesystem on
+ * Proxmox VE, where one still in confdir from before is read when the cluster has none).
+ * -ENOENT when there is none.
+ */
+int gp_ctconf_load(const char *root, const char *confdir, const char *name, struct gp_ctconf *conf);
 
 /* Renders conf as ini text into a malloc'd string. */
 char *gp_ctconf_format(const struct gp_ctconf *conf);
@@ -98,8 +102,12 @@ void gp_ctconf_init(struct gp_ctconf *conf);
 /* 0 when conf, written, reads back (a line too long would not); else -EINVAL, said. */
 int gp_ctconf_check_readable(const struct gp_ctconf *conf);
 
-/* Writes <confdir>/<name>.ini atomically, mode 0644, when it reads back (above). */
-int gp_ctconf_save(const char *confdir, const char *name, const struct gp_ctconf *conf);
+/*
+ * Writes the container's ini atomically (gp_ini_path, gp_container_file_mode) when it reads
+ * back (above); on Proxmox VE, one left in confdir from before is then removed: it moved.
+ */
+int gp_ctconf_save(const char *root, const char *confdir, const char *name,
+		   const struct gp_ctconf *conf);
 
 const char *gp_hmm_policy_name(enum gp_hmm_policy p);
 const char *gp_conflict_name(enum gp_conflict c);

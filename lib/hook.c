@@ -235,6 +235,21 @@ int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struc
 	return r;
 }
 
+/* No ini: on Proxmox VE, say the node and where the cluster keeps it. */
+static void say_no_ini(const char *root, const char *confdir, const char *name)
+{
+	_cleanup_free_ char *path = gp_ini_path(root, confdir, name);
+	char node[GP_NODE_NAME_MAX];
+
+	if (gp_pve_node_name(root, node) == 0)
+		gp_error("no %s (nor %s/%s.ini) on node %s: run gpu-provision attach %s --gpus "
+			 "SEL, or detach it",
+			 path ? path : GP_CLUSTER_DIR, confdir, name, node, name);
+	else
+		gp_error("no %s: run gpu-provision attach %s --gpus SEL, or detach it",
+			 path ? path : confdir, name);
+}
+
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config)
 {
@@ -242,10 +257,9 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 	struct gp_plan plan;
 	int r;
 
-	r = gp_ctconf_load(confdir, name, &conf);
+	r = gp_ctconf_load(root, confdir, name, &conf);
 	if (r == -ENOENT)
-		gp_error("no %s/%s.ini: run gpu-provision attach %s --gpus SEL, or detach it",
-			 confdir, name, name);
+		say_no_ini(root, confdir, name);
 	if (r == 0)
 		r = gp_hostconf_load(confdir, &host);
 	if (r < 0)

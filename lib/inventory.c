@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctconf.h"
 #include "deep.h"
@@ -43,11 +44,6 @@ static int file_names(const char *dir, int (*filter)(const struct dirent *), siz
 	return *names ? n : -ENOMEM;
 }
 
-int gp_inventory_names(const char *confdir, char ***names)
-{
-	return file_names(confdir, ini_name, strlen(".ini"), names);
-}
-
 static int pve_id(const struct dirent *e)
 {
 	size_t n = strlen(e->d_name);
@@ -67,6 +63,34 @@ static int pve_containers(const char *root, char ***names)
 
 	*names = NULL;
 	return dir ? file_names(dir, pve_id, strlen(".conf"), names) : -ENOMEM;
+}
+
+/* Whether container name has an ini: the cluster's, or one a node kept in confdir. */
+static bool has_ini(const char *root, const char *confdir, const char *name)
+{
+	_cleanup_free_ char *ini = gp_ini_path(root, confdir, name);
+	_cleanup_free_ char *local = gp_local_ini_path(confdir, name);
+
+	return (ini && access(ini, F_OK) == 0) || (local && access(local, F_OK) == 0);
+}
+
+int gp_inventory_names(const char *root, const char *confdir, char ***names)
+{
+	int n, kept = 0;
+
+	if (!gp_root_is_pve(root))
+		return file_names(confdir, ini_name, strlen(".ini"), names);
+	/* This node's containers (Proxmox's lxc link) whose ini the cluster holds. */
+	n = pve_containers(root, names);
+	for (int i = 0; i < n; i++) {
+		if (has_ini(root, confdir, (*names)[i]))
+			(*names)[kept++] = (*names)[i];
+		else
+			free((*names)[i]);
+	}
+	if (n > 0)
+		(*names)[kept] = NULL;
+	return n < 0 ? n : kept;
 }
 
 int gp_inventory_containers(const char *root, const char *lxcpath, bool pve, char ***names)

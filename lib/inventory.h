@@ -7,10 +7,11 @@
 #include <stddef.h>
 
 /*
- * The containers this host has given GPUs: the <name>.ini files of confdir, sorted.
- * Returns how many names were put in names (malloc'd each), or -errno.
+ * The containers this host has given GPUs, sorted: the <name>.ini files of confdir; on
+ * Proxmox VE this node's containers with an ini (in the cluster filesystem, or one still
+ * in confdir). Returns how many names were put in names (malloc'd each), or -errno.
  */
-int gp_inventory_names(const char *confdir, char ***names);
+int gp_inventory_names(const char *root, const char *confdir, char ***names);
 void gp_inventory_free(char **names, int n);
 
 /*

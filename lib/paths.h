@@ -31,13 +31,50 @@ bool gp_root_is_host(const char *root);
 /* Returns a malloc'd "root + rel" (rel starts with '/'); the real host's rel as it is. */
 char *gp_path(const char *root, const char *rel);
 
-/* The per-container files in confdir, malloc'd (NULL when out of memory). */
-char *gp_ini_path(const char *confdir, const char *name);     /* <name>.ini */
-char *gp_applied_path(const char *confdir, const char *name); /* <name>.applied */
-char *gp_hostconf_path(const char *confdir);		      /* gpu-provision.conf */
-/* Proxmox VE's container configs: <root>/etc/pve/lxc, and <id>.conf in it (malloc'd). */
+/*
+ * Proxmox VE's cluster filesystem (pmxcfs): the container configs in <root>/etc/pve/lxc (a
+ * link to this node's nodes/<node>/lxc), /etc/pve/local (a link to nodes/<node>), and the
+ * container's own files of this tool in /etc/pve/gpu-provision, so that they follow it to
+ * whichever node starts it. pmxcfs makes every file 0640 root:www-data and refuses any
+ * other mode (its chmod), has no symlinks of ours and replaces a file atomically only by
+ * rename.
+ */
 #define GP_PVE_LXC_DIR "/etc/pve/lxc"
+#define GP_PVE_LOCAL_LINK "/etc/pve/local"
+#define GP_CLUSTER_DIR "/etc/pve/gpu-provision"
+#define GP_CLUSTER_MODE 0640
+#define GP_NODE_NAME_MAX 64
+
+/* True when root holds Proxmox VE's cluster filesystem (etc/pve/lxc is a directory). */
+bool gp_root_is_pve(const char *root);
+
+/* <root>/etc/pve/lxc/<id>.conf, malloc'd. */
 char *gp_pve_config_path(const char *root, const char *id);
+
+/*
+ * This node's name in the cluster, from the /etc/pve/local link ("nodes/NAME"): 0, or
+ * -ENOENT where root is no Proxmox VE node, -EINVAL for a link that names none.
+ */
+int gp_pve_node_name(const char *root, char name[GP_NODE_NAME_MAX]);
+
+/*
+ * A container's own files, malloc'd (NULL when out of memory): in the cluster filesystem
+ * on Proxmox VE (<root>/etc/pve/gpu-provision/<id>.ini), in confdir elsewhere. The mode
+ * they are written with: GP_CLUSTER_MODE there, 0644 in confdir.
+ */
+char *gp_ini_path(const char *root, const char *confdir, const char *name);	/* .ini */
+char *gp_applied_path(const char *root, const char *confdir, const char *name); /* .applied */
+unsigned int gp_container_file_mode(const char *root);
+/*
+ * The .applied to read: the cluster's, or on Proxmox VE where the cluster has none one a
+ * node kept in confdir before (malloc'd).
+ */
+char *gp_applied_path_to_read(const char *root, const char *confdir, const char *name);
+/* The same in confdir whatever the host: where a Proxmox node kept them before. */
+char *gp_local_ini_path(const char *confdir, const char *name);
+char *gp_local_applied_path(const char *confdir, const char *name);
+/* The host's defaults: node-local, in confdir. */
+char *gp_hostconf_path(const char *confdir); /* gpu-provision.conf */
 /* <root>/run/gpu-provision/<file>, malloc'd: "<name>.plan", "<name>.verdict",
  * "<name>.inject", "kconfig". */
 char *gp_run_path(const char *root, const char *file);

@@ -26,9 +26,9 @@ static int load_policy(const struct gp_prepare_opts *o, struct gp_ctconf *conf)
 		*conf = host;
 		return 0;
 	}
-	r = gp_ctconf_load(o->confdir, o->container, conf);
+	r = gp_ctconf_load(o->root, o->confdir, o->container, conf);
 	if (r == -ENOENT)
-		gp_error("no %s/%s.ini: attach the container first", o->confdir, o->container);
+		gp_error("%s has no ini: attach the container first", o->container);
 	if (r < 0)
 		return -EINVAL;
 	gp_ctconf_merge_host(conf, &host);

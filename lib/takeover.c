@@ -78,7 +78,7 @@ static int choose_lines(struct gp_takeover *t)
 
 static bool has_ini(const struct gp_attach_opts *o)
 {
-	_cleanup_free_ char *path = gp_ini_path(o->confdir, o->name);
+	_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
 
 	return path && access(path, F_OK) == 0;
 }

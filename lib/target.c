@@ -13,14 +13,6 @@
 #include "target.h"
 #include "util.h"
 
-bool gp_target_is_pve(const char *root)
-{
-	_cleanup_free_ char *dir = gp_path(root, GP_PVE_LXC_DIR);
-	struct stat st;
-
-	return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 bool gp_container_running(const char *name, const char *lxcpath)
 {
 	struct lxc_container *c = lxc_container_new(name, lxcpath);
@@ -121,7 +113,7 @@ int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", o->name);
-	if (o->pve || gp_target_is_pve(o->root))
+	if (o->pve || gp_root_is_pve(o->root))
 		return open_pve(o, t);
 	return open_lxc(o, t);
 }

@@ -24,9 +24,6 @@ struct gp_target {
 	enum gp_lock_kind lock_kind;
 };
 
-/* True when root holds a Proxmox VE cluster filesystem (etc/pve/lxc). */
-bool gp_target_is_pve(const char *root);
-
 /* True when liblxc says the container runs (one that is not defined does not). */
 bool gp_container_running(const char *name, const char *lxcpath);
 

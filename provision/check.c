@@ -34,7 +34,7 @@ static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
 	gp_log_capture_start(&quiet);
 	if (gp_hostconf_load(cli->confdir, &host) < 0)
 		gp_ctconf_init(&host);
-	r = gp_ctconf_load(cli->confdir, name, &conf);
+	r = gp_ctconf_load(cli->root, cli->confdir, name, &conf);
 	gp_log_capture_stop(&quiet);
 	if (r < 0)
 		return (int)host.probe_timeout * 1000;
@@ -170,7 +170,7 @@ static bool listed(char **list, int n, const char *name)
 static int names_all(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char ***list)
 {
 	char **every = NULL, **grown;
-	int n = gp_inventory_names(cli->confdir, list), m;
+	int n = gp_inventory_names(cli->root, cli->confdir, list), m;
 
 	if (n < 0)
 		return n;
@@ -246,7 +246,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 		return GP_EXIT_USAGE;
 	}
 	if (!host || gp_check_ctx_init(&ctx, cli->root, cli->confdir, cli->lxcpath,
-				       cli->pve || gp_target_is_pve(cli->root)) < 0) {
+				       cli->pve || gp_root_is_pve(cli->root)) < 0) {
 		free(host);
 		return GP_EXIT_FAILED;
 	}

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "paths.h"
 #include "exitcode.h"
 #include "ctconf.h"
 #include "inventory.h"
@@ -37,7 +38,7 @@ static void list_row(const struct gp_cli *cli, bool pve, const char *name, struc
 	struct gp_verdict v;
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	if (gp_ctconf_load(cli->confdir, name, &conf) == 0) {
+	if (gp_ctconf_load(cli->root, cli->confdir, name, &conf) == 0) {
 		snprintf(r->devices, sizeof(r->devices), "%s%s%s", conf.devices,
 			 conf.caps[0] ? " caps " : "", conf.caps);
 		snprintf(r->mode, sizeof(r->mode), "%s-%s", pve ? "pve" : "lxc",
@@ -123,9 +124,9 @@ static void print_row(const struct row *r)
 int gp_cmd_list(const struct gp_cli *cli)
 {
 	struct json_object *arr = json_object_new_array();
-	bool pve = cli->pve || gp_target_is_pve(cli->root);
+	bool pve = cli->pve || gp_root_is_pve(cli->root);
 	char **names = NULL;
-	int n = gp_inventory_names(cli->confdir, &names);
+	int n = gp_inventory_names(cli->root, cli->confdir, &names);
 
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));

@@ -34,7 +34,7 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 
 	if (gp_hostconf_load(cli->confdir, &host_conf) < 0)
 		return -EINVAL;
-	r = gp_ctconf_load(cli->confdir, name, &p->conf);
+	r = gp_ctconf_load(cli->root, cli->confdir, name, &p->conf);
 	if (r < 0 && r != -ENOENT)
 		return -EINVAL;
 	p->attached = r == 0;

@@ -59,7 +59,7 @@ int gp_cmd_sync(const struct gp_cli *cli)
 	}
 	if (!cli->all)
 		return sync_one(cli, hook, cli->args[1]) < 0 ? GP_EXIT_FAILED : GP_EXIT_OK;
-	n = gp_inventory_names(cli->confdir, &names);
+	n = gp_inventory_names(cli->root, cli->confdir, &names);
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
 		return GP_EXIT_FAILED;

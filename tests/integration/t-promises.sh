@@ -168,11 +168,11 @@ test_no_container_code_on_host() {
 test_pve_devn_mode_kept() {
 	pve_root "$WORK/pvdk" test-debian-005.conf 105
 	gp --root "$WORK/pvdk" attach 105 --gpus all --mode devn 2>/dev/null >/dev/null
-	grep -qx 'mode = devn' "$CONF/105.ini"
+	grep -qx 'mode = devn' "$WORK/pvdk/etc/pve/gpu-provision/105.ini"
 	gp --root "$WORK/pvdk" attach 105 2>/dev/null >/dev/null
 	sed -i 's/^238 nvidia-uvm/511 nvidia-uvm/' "$WORK/pvdk/proc/devices"
 	gp --root "$WORK/pvdk" sync 105 2>/dev/null >/dev/null
-	grep -qx 'mode = devn' "$CONF/105.ini"
+	grep -qx 'mode = devn' "$WORK/pvdk/etc/pve/gpu-provision/105.ini"
 	check "hook lines" 0 "$(grep -c 'gpu-hook' "$WORK/pvdk/etc/pve/lxc/105.conf")"
 	grep -q '^dev[0-9]*: /dev/nvidia-uvm,' "$WORK/pvdk/etc/pve/lxc/105.conf"
 	grep -q '^dev[0-9]*: /dev/nvidia0,' "$WORK/pvdk/etc/pve/lxc/105.conf"

@@ -40,10 +40,13 @@ assert_only_gpu0() {
 	check "nvidia7" EPERM "$(open_result "$P" "$1" /dev/nvidia7)"
 }
 
-# no_hmm_policy NAME: the 8-GPU fixture has HMM active, which the [uvm] policy would
+# no_hmm_policy NAME [ROOT]: the 8-GPU fixture has HMM active, which the [uvm] policy would
 # fix by loading a module (only planned under --root): these tests are not about it.
+# Under a Proxmox ROOT the ini is the cluster filesystem's.
 no_hmm_policy() {
-	printf '[uvm]\ndisable_hmm = no\n' >>"$CONF/$1.ini"
+	local ini=$CONF/$1.ini
+	[ -n "${2:-}" ] && [ -d "$2/etc/pve/lxc" ] && ini=$2/etc/pve/gpu-provision/$1.ini
+	printf '[uvm]\ndisable_hmm = no\n' >>"$ini"
 }
 
 # adopt_and_start NAME ROOT CONFIG: a dry run that changes nothing, adopt, a start that
@@ -58,7 +61,7 @@ adopt_and_start() {
 	grep -q "^left alone: $config:[0-9]*: .*c 246:\* rwm (its major belongs to another device" <<<"$out"
 	gp --root "$root" adopt "$name" >/dev/null
 	cmp "$WORK/$name.before" "$config.gpu-provision-adopt.bak"
-	no_hmm_policy "$name"
+	no_hmm_policy "$name" "$root"
 	check "recipe lines left" 0 "$(count_matching -e 'c 195:\*' -e 'c 243:' -e 'mount.entry.*nvidia' "$config")"
 	start "$name"
 	assert_only_gpu0 "$name"
@@ -113,7 +116,7 @@ test_adopt_pve_syntax() {
 	stop 311
 	tail=$(sed -n '/^\[/,$p' "$pve")
 	gp --root "$WORK/rp" adopt 311 >/dev/null
-	no_hmm_policy 311
+	no_hmm_policy 311 "$WORK/rp"
 	check "snapshot untouched" "$tail" "$(sed -n '/^\[/,$p' "$pve")"
 	cp "$WORK/311.lxc" "$P/311/config"
 	lxc_of_pve "$pve" "$P/311/config"

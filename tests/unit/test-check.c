@@ -355,10 +355,14 @@ static void unprivileged_mode(void **state)
 	cleanup();
 }
 
-/* The ini: <confdir>/101.ini, root-owned 0644 as attach writes it. */
+/* The ini: in the cluster filesystem, root-owned 0640 as pmxcfs keeps every file. */
 static void ini(const char *text)
 {
-	put_file("/etc/gpu-provision/101.ini", text);
+	char path[512];
+
+	put_file("/etc/pve/gpu-provision/101.ini", text);
+	snprintf(path, sizeof(path), "%s/etc/pve/gpu-provision/101.ini", root);
+	assert_int_equal(chmod(path, 0640), 0);
 }
 
 static void hooks(void **state)
@@ -382,7 +386,7 @@ static void hooks(void **state)
 	assert_ids(CT(), NULL);
 	ini("[gpu]\ndevices = 0\nmode = devn\n"); /* Proxmox's devN lines: no hook wanted */
 	pve_config("arch: amd64\ndev0: /dev/nvidia0\n");
-	put_file("/etc/gpu-provision/101.applied", "dev0: /dev/nvidia0\n"); /* attach's own */
+	put_file("/etc/pve/gpu-provision/101.applied", "dev0: /dev/nvidia0\n"); /* attach's own */
 	assert_ids(CT(), NULL);
 	cleanup();
 }
@@ -397,7 +401,7 @@ static void refused_ini(void **state)
 	pve_config("arch: amd64\nlxc.hook.pre-start: /bin/true gpu-hook\n");
 	ini("[gpu]\ndevices = 0\nbogus = 1\n");
 	assert_ids(CT(), "ini-invalid", NULL);
-	assert_non_null(strstr(found.v[0].evidence, "/etc/gpu-provision/101.ini:3: unknown key"));
+	assert_non_null(strstr(found.v[0].evidence, "/etc/pve/gpu-provision/101.ini:3: unknown key"));
 	HOST();
 	assert_string_not_equal(found.v[0].id, "ini-invalid");
 	put_file("/etc/gpu-provision/gpu-provision.conf", "[uvm]\ndisable_hmm = maybe\n");
@@ -501,15 +505,15 @@ static void stale_rules(void **state)
 	copy_fixture("h200-580-open");
 	ini("[gpu]\ndevices = 0\n");
 	pve_config("arch: amd64\nlxc.hook.pre-start: /bin/true gpu-hook\n");
-	put_file("/etc/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
+	put_file("/etc/pve/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
 						   "lxc.cgroup2.devices.allow: c 238:0 rwm\n"
 						   "lxc.cgroup2.devices.allow: c 238:1 rwm\n");
 	assert_ids(CT(), NULL);
-	put_file("/etc/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
+	put_file("/etc/pve/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
 						   "lxc.cgroup2.devices.allow: c 511:0 rwm\n"
 						   "lxc.cgroup2.devices.allow: c 511:1 rwm\n");
 	assert_ids(CT(), "rule-stale", "rule-stale", NULL); /* uvm's major of another boot */
-	put_file("/etc/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:1 rwm\n");
+	put_file("/etc/pve/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:1 rwm\n");
 	assert_ids(CT(), "rule-stale", NULL); /* a GPU the ini does not give */
 	cleanup();
 }

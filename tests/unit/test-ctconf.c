@@ -473,7 +473,7 @@ static void load_checks_the_file_it_reads(void **state)
 	snprintf(swap_with, sizeof(swap_with), "%s/evil", dir);
 	write_ini(swap_path, "[gpu]\ndevices = 0\n", 0644);
 	write_ini(swap_with, "[gpu]\ndevices = all\n", 0666);
-	assert_int_equal(gp_ctconf_load(dir, "c1", &c), 0);
+	assert_int_equal(gp_ctconf_load(dir, dir, "c1", &c), 0);
 	assert_string_equal(c.devices, "0");
 	swap_path[0] = '\0';
 	/* A group-writable ini is refused, not read. */
@@ -482,7 +482,7 @@ static void load_checks_the_file_it_reads(void **state)
 	assert_int_equal(rename(swap_with, swap_path), 0);
 	swap_path[0] = '\0';
 	dup2(devnull, 2);
-	assert_int_equal(gp_ctconf_load(dir, "c1", &c), -EPERM);
+	assert_int_equal(gp_ctconf_load(dir, dir, "c1", &c), -EPERM);
 	dup2(saved, 2);
 	close(saved);
 	close(devnull);
@@ -494,7 +494,7 @@ static int load_quietly(const char *name, struct gp_ctconf *c)
 	int r;
 
 	gp_log_capture_start(&quiet);
-	r = gp_ctconf_load(dir, name, c);
+	r = gp_ctconf_load(dir, dir, name, c);
 	gp_log_capture_stop(&quiet);
 	return r;
 }
