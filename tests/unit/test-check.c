@@ -401,7 +401,8 @@ static void refused_ini(void **state)
 	pve_config("arch: amd64\nlxc.hook.pre-start: /bin/true gpu-hook\n");
 	ini("[gpu]\ndevices = 0\nbogus = 1\n");
 	assert_ids(CT(), "ini-invalid", NULL);
-	assert_non_null(strstr(found.v[0].evidence, "/etc/pve/gpu-provision/101.ini:3: unknown key"));
+	assert_non_null(
+	    strstr(found.v[0].evidence, "/etc/pve/gpu-provision/101.ini:3: unknown key"));
 	HOST();
 	assert_string_not_equal(found.v[0].id, "ini-invalid");
 	put_file("/etc/gpu-provision/gpu-provision.conf", "[uvm]\ndisable_hmm = maybe\n");
@@ -506,12 +507,12 @@ static void stale_rules(void **state)
 	ini("[gpu]\ndevices = 0\n");
 	pve_config("arch: amd64\nlxc.hook.pre-start: /bin/true gpu-hook\n");
 	put_file("/etc/pve/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
-						   "lxc.cgroup2.devices.allow: c 238:0 rwm\n"
-						   "lxc.cgroup2.devices.allow: c 238:1 rwm\n");
+						       "lxc.cgroup2.devices.allow: c 238:0 rwm\n"
+						       "lxc.cgroup2.devices.allow: c 238:1 rwm\n");
 	assert_ids(CT(), NULL);
 	put_file("/etc/pve/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
-						   "lxc.cgroup2.devices.allow: c 511:0 rwm\n"
-						   "lxc.cgroup2.devices.allow: c 511:1 rwm\n");
+						       "lxc.cgroup2.devices.allow: c 511:0 rwm\n"
+						       "lxc.cgroup2.devices.allow: c 511:1 rwm\n");
 	assert_ids(CT(), "rule-stale", "rule-stale", NULL); /* uvm's major of another boot */
 	put_file("/etc/pve/gpu-provision/101.applied", "lxc.cgroup2.devices.allow: c 195:1 rwm\n");
 	assert_ids(CT(), "rule-stale", NULL); /* a GPU the ini does not give */
