@@ -93,6 +93,15 @@ char *gp_applied_path_to_read(const char *root, const char *confdir, const char 
 	return path;
 }
 
+char *gp_cluster_node_path(const char *root, const char *node)
+{
+	char rel[PATH_MAX];
+
+	if (snprintf(rel, sizeof(rel), GP_CLUSTER_DIR "/nodes/%s.json", node) >= (int)sizeof(rel))
+		return NULL;
+	return gp_path(root, rel);
+}
+
 unsigned int gp_container_file_mode(const char *root)
 {
 	return gp_root_is_pve(root) ? GP_CLUSTER_MODE : 0644;

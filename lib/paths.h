@@ -73,6 +73,8 @@ char *gp_applied_path_to_read(const char *root, const char *confdir, const char 
 /* The same in confdir whatever the host: where a Proxmox node kept them before. */
 char *gp_local_ini_path(const char *confdir, const char *name);
 char *gp_local_applied_path(const char *confdir, const char *name);
+/* What node publishes of itself: <root>/etc/pve/gpu-provision/nodes/<node>.json, malloc'd. */
+char *gp_cluster_node_path(const char *root, const char *node);
 /* The host's defaults: node-local, in confdir. */
 char *gp_hostconf_path(const char *confdir); /* gpu-provision.conf */
 /* <root>/run/gpu-provision/<file>, malloc'd: "<name>.plan", "<name>.verdict",
