@@ -53,7 +53,8 @@ int gp_pve_node_name(const char *root, char name[GP_NODE_NAME_MAX])
 		return -ENOENT;
 	target[n] = '\0';
 	node = target + strlen("nodes/");
-	if (strncmp(target, "nodes/", 6) != 0 || !*node || strlen(node) >= GP_NODE_NAME_MAX ||
+	if (strncmp(target, "nodes/", 6) != 0 || !*node || *node == '.' ||
+	    strlen(node) >= GP_NODE_NAME_MAX ||
 	    node[strspn(node, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")])
 		return -EINVAL;
 	snprintf(name, GP_NODE_NAME_MAX, "%s", node);

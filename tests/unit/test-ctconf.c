@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ctconf.h"
+#include "paths.h"
 #include "util.h"
 
 /* Captures stderr of one call so the file:line message can be checked. */
@@ -566,6 +567,71 @@ static void load_refuses_a_big_file(void **state)
 	assert_int_equal(load_quietly("c1", &c), -EPERM);
 }
 
+/* A Proxmox VE root under dir: etc/pve/lxc, and the local link to nodes/<node>. */
+static void pve_layout(const char *link)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/etc/pve/lxc", dir);
+	assert_int_equal(gp_mkdir_parents(path), 0);
+	assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
+	snprintf(path, sizeof(path), "%s/etc/pve/local", dir);
+	unlink(path);
+	assert_int_equal(symlink(link, path), 0);
+}
+
+/*
+ * On Proxmox VE the ini lives in the cluster filesystem, 0640 as pmxcfs keeps files (it
+ * refuses any other mode); one a node kept in confdir before is read, and moves on save.
+ */
+static void cluster_ini_moves(void **state)
+{
+	char confdir[96], local[128], cluster[128];
+	char node[GP_NODE_NAME_MAX];
+	struct gp_ctconf c;
+	struct stat st;
+
+	(void)state;
+	need_root();
+	pve_layout("nodes/pve-a");
+	snprintf(confdir, sizeof(confdir), "%s/etc/gpu-provision", dir);
+	assert_int_equal(mkdir(confdir, 0755), 0);
+	snprintf(local, sizeof(local), "%s/101.ini", confdir);
+	snprintf(cluster, sizeof(cluster), "%s/etc/pve/gpu-provision/101.ini", dir);
+	write_ini(local, "[gpu]\ndevices = 0\n", 0644);
+	assert_int_equal(gp_ctconf_load(dir, confdir, "101", &c), 0);
+	assert_string_equal(c.devices, "0");
+	assert_string_equal(c.path, local);
+	snprintf(c.devices, sizeof(c.devices), "1");
+	assert_int_equal(gp_ctconf_save(dir, confdir, "101", &c), 0);
+	assert_int_equal(stat(cluster, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(access(local, F_OK), -1);
+	assert_int_equal(gp_ctconf_load(dir, confdir, "101", &c), 0);
+	assert_string_equal(c.path, cluster);
+	assert_int_equal(gp_pve_node_name(dir, node), 0);
+	assert_string_equal(node, "pve-a");
+}
+
+/* The node's name is what the local link names, and only a name. */
+static void node_name_from_the_local_link(void **state)
+{
+	static const char *const bad[] = { "nodes/", "nodes/a/b", "nodes/..", "other/a",
+					   "nodes/a b" };
+	char node[GP_NODE_NAME_MAX];
+
+	(void)state;
+	pve_layout("nodes/n1.example");
+	assert_int_equal(gp_pve_node_name(dir, node), 0);
+	assert_string_equal(node, "n1.example");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pve_layout(bad[i]);
+		if (gp_pve_node_name(dir, node) != -EINVAL)
+			fail_msg("accepted %s", bad[i]);
+	}
+	assert_int_equal(gp_pve_node_name("/nonexistent", node), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +654,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(load_refuses_a_fifo_without_waiting, dir_setup,
 						dir_teardown),
 		cmocka_unit_test_setup_teardown(load_refuses_a_big_file, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(cluster_ini_moves, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(node_name_from_the_local_link, dir_setup,
+						dir_teardown),
 	};
 	return cmocka_run_group_tests_name("ctconf", tests, NULL, NULL);
 }
