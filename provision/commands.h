@@ -27,6 +27,7 @@ struct gp_cli {
 	const char *capabilities;
 	bool pve;
 	bool all;
+	bool cluster; /* list: every node's containers (Proxmox VE) */
 	const char *template_name;
 	const char *config_file;
 	const char *ostemplate;

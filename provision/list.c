@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cluster.h"
 #include "commands.h"
 #include "paths.h"
 #include "exitcode.h"
@@ -121,13 +122,110 @@ static void print_row(const struct row *r)
 	       deep);
 }
 
+/* --cluster: one row per GPU container of the cluster, with its node. */
+struct cluster_row {
+	const char *node;
+	const char *name;
+	char devices[2100];
+	char state[16];
+	const char *from; /* "liblxc", "rrd", or NULL when unknown */
+};
+
+/*
+ * A container's state: on this node liblxc's (as list has it); elsewhere, or where liblxc
+ * does not know it, what pvestatd last shared in /etc/pve/.rrd; "unknown" where that is
+ * missing or stale.
+ */
+static void cluster_state(const struct gp_cli *cli, const struct gp_cluster *c,
+			  const struct gp_cluster_ct *ct, const char *rrd, size_t rrd_len,
+			  struct cluster_row *r)
+{
+	if (strcmp(ct->node, c->self) == 0) {
+		container_state(cli, ct->id, r->state, sizeof(r->state));
+		r->from = "liblxc";
+		if (strcmp(r->state, "MISSING") != 0)
+			return;
+	}
+	r->from = "rrd";
+	if (!rrd ||
+	    gp_rrd_state(rrd, rrd_len, ct->id, (long)time(NULL), r->state, sizeof(r->state)) < 0) {
+		snprintf(r->state, sizeof(r->state), "unknown");
+		r->from = NULL;
+	}
+}
+
+static void cluster_row(const struct gp_cli *cli, const struct gp_cluster *c,
+			const struct gp_cluster_ct *ct, const char *rrd, size_t rrd_len,
+			struct cluster_row *r)
+{
+	r->node = ct->node;
+	r->name = ct->id;
+	if (ct->ini_status == 0)
+		snprintf(r->devices, sizeof(r->devices), "%s%s%s", ct->conf.devices,
+			 ct->conf.caps[0] ? " caps " : "", ct->conf.caps);
+	else
+		snprintf(r->devices, sizeof(r->devices), "(bad ini)");
+	cluster_state(cli, c, ct, rrd, rrd_len, r);
+}
+
+static struct json_object *cluster_row_json(const struct cluster_row *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "node", json_object_new_string(r->node));
+	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "gpus", json_object_new_string(r->devices));
+	json_object_object_add(o, "state", json_object_new_string(r->state));
+	json_object_object_add(o, "state_from", r->from ? json_object_new_string(r->from) : NULL);
+	return o;
+}
+
+static int list_cluster(const struct gp_cli *cli)
+{
+	struct json_object *arr = json_object_new_array();
+	_cleanup_free_ char *rrd = NULL;
+	struct gp_cluster c;
+	size_t rrd_len = 0;
+	int r = gp_cluster_read(cli->root, cli->confdir, &c);
+
+	if (r < 0) {
+		if (r == -ENOENT)
+			gp_error("list --cluster: this is no Proxmox VE node (no /etc/pve/local)");
+		json_object_put(arr);
+		return r == -ENOENT ? GP_EXIT_USAGE : GP_EXIT_FAILED;
+	}
+	/* A node without pvestatd's data (none yet, or no pmxcfs) shows "unknown" states. */
+	if (gp_read_file_at(cli->root, GP_PVE_RRD_FILE, GP_RRD_MAX, &rrd, &rrd_len) < 0)
+		rrd = NULL;
+	if (!cli->json)
+		printf("%-12s %-12s %-28s %s\n", "NODE", "NAME", "GPUS", "STATE");
+	for (size_t i = 0; i < c.ncts; i++) {
+		struct cluster_row row;
+
+		cluster_row(cli, &c, &c.cts[i], rrd, rrd_len, &row);
+		if (cli->json)
+			json_object_array_add(arr, cluster_row_json(&row));
+		else
+			printf("%-12s %-12s %-28s %s\n", row.node, row.name, row.devices,
+			       row.state);
+	}
+	if (cli->json)
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+	json_object_put(arr);
+	gp_cluster_free(&c);
+	return GP_EXIT_OK;
+}
+
 int gp_cmd_list(const struct gp_cli *cli)
 {
 	struct json_object *arr = json_object_new_array();
 	bool pve = cli->pve || gp_root_is_pve(cli->root);
 	char **names = NULL;
-	int n = gp_inventory_names(cli->root, cli->confdir, &names);
+	int n;
 
+	if (cli->cluster)
+		return list_cluster(cli);
+	n = gp_inventory_names(cli->root, cli->confdir, &names);
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
 		json_object_put(arr);
