@@ -23,6 +23,7 @@
 #define REF_VIDEO "NVIDIA Video Codec SDK: NVDEC and NVENC API, status codes"
 #define REF_VIDEO_MATRIX "NVIDIA Video Encode and Decode GPU Support Matrix"
 #define REF_VULKAN "Vulkan loader, Driver Interface (ICD manifests)"
+#define REF_PVE_CLUSTER "Proxmox VE Administration Guide: Cluster File System (pmxcfs)"
 
 const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 	[GP_FINDING_PROBE_TIMEOUT] = { "probe-timeout", GP_SEV_ERROR,
@@ -281,6 +282,31 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				       "ICD, a loader older than 1.1); an error where the ini "
 				       "injects graphics",
 				       REF_VULKAN },
+	/* a Proxmox VE cluster: what the nodes published in /etc/pve/gpu-provision/nodes */
+	[GP_FINDING_CLUSTER_START_REFUSED] = { "cluster-start-refused", GP_SEV_WARNING,
+					       "a container's selection, its driver (inject = "
+					       "no) or its HMM policy does not fit what another "
+					       "node of the cluster published: it cannot start "
+					       "there",
+					       REF_PVE_CLUSTER },
+	[GP_FINDING_CLUSTER_START_DIFFERS] = { "cluster-start-differs", GP_SEV_INFO,
+					       "a container would start on another node, with "
+					       "another driver version injected or HMM left on",
+					       REF_PVE_CLUSTER },
+	[GP_FINDING_CLUSTER_NODE_UNPUBLISHED] = { "cluster-node-unpublished", GP_SEV_INFO,
+						  "a node of the cluster (/etc/pve/nodes) has no "
+						  "readable /etc/pve/gpu-provision/nodes/"
+						  "<node>.json: its GPUs are unknown",
+						  REF_PVE_CLUSTER },
+	[GP_FINDING_CLUSTER_INVENTORY_STALE] = { "cluster-inventory-stale", GP_SEV_WARNING,
+						 "this node's published file names another "
+						 "driver, other GPUs or another HMM state than "
+						 "the host has now",
+						 REF_PVE_CLUSTER },
+	[GP_FINDING_INI_NODE_LOCAL] = { "ini-node-local", GP_SEV_WARNING,
+					"a Proxmox VE container's ini is still in the node's "
+					"confdir, not in /etc/pve/gpu-provision",
+					REF_PVE_CLUSTER },
 	/* the list itself */
 	[GP_FINDING_FINDINGS_CAPPED] = { "findings-capped", GP_SEV_ERROR,
 					 "more findings than one list holds: the rest are counted, "

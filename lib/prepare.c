@@ -3,7 +3,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "cluster.h"
 #include "ctconf.h"
 #include "hoststate.h"
 #include "modules.h"
@@ -117,17 +119,50 @@ static int persist(const struct gp_prepare_opts *o, const struct gp_uvm_plan *pl
 	return 0;
 }
 
+/*
+ * On a Proxmox VE node: what it has, for every node's check (lib/cluster.c). The state as
+ * prepare leaves it: read again after a module changed. A failure is a warning (said): the
+ * cluster filesystem refuses writes without quorum, and the node's own work is done.
+ */
+static void publish(const struct gp_prepare_opts *o, struct gp_host_state *s, bool changed)
+{
+	char node[GP_NODE_NAME_MAX];
+	struct gp_node_inv *inv;
+	struct gp_ctconf defaults;
+
+	if (o->dry_run || !gp_root_is_pve(o->root) || gp_pve_node_name(o->root, node) < 0)
+		return;
+	if (changed) {
+		gp_host_state_free(s);
+		if (gp_host_state_read(o->root, o->nvml ? GP_STATE_NVML : 0, s) < 0)
+			return;
+	}
+	inv = malloc(sizeof(*inv));
+	if (!inv || gp_hostconf_load(o->confdir, &defaults) < 0) {
+		free(inv);
+		return;
+	}
+	gp_node_inv_from_state(node, s, &defaults, (long)time(NULL), inv);
+	if (gp_cluster_publish(o->root, inv) == 0)
+		printf("cluster: this node's GPUs published as %s" GP_CLUSTER_DIR
+		       "/nodes/%s.json\n",
+		       gp_root_is_host(o->root) ? "" : o->root, node);
+	free(inv);
+}
+
 int gp_prepare(const struct gp_prepare_opts *o)
 {
 	bool print_only = o->dry_run || !gp_root_is_host(o->root);
 	struct gp_host_state s = { 0 };
-	struct gp_uvm_plan plan;
+	struct gp_uvm_plan plan = { 0 };
 	struct gp_ctconf conf;
+	bool read;
 	int r;
 
 	r = load_policy(o, &conf);
 	if (r == 0)
 		r = plan_modules(o, &conf, &s, &plan);
+	read = r == 0;
 	if (r == 0) {
 		if (!gp_root_is_host(o->root) && plan.n)
 			printf("under --root %s module actions are printed, not done\n", o->root);
@@ -137,6 +172,8 @@ int gp_prepare(const struct gp_prepare_opts *o)
 		r = make_nodes(o, &s, plan.n && !print_only);
 	if (r == 0 && o->persist)
 		r = persist(o, &plan);
+	if (read)
+		publish(o, &s, plan.n && !print_only);
 	gp_host_state_free(&s);
 	return r;
 }

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "checkreport.h"
 #include "child.h"
+#include "cluster.h"
 #include "commands.h"
 #include "exitcode.h"
 #include "ctconf.h"
@@ -216,6 +217,8 @@ static int check_containers(const struct gp_cli *cli, const struct gp_check_ctx 
 				 list[i]);
 			return -ENOENT;
 		}
+		if (ctx->pve)
+			gp_check_ini_node_local(ctx, list[i], &subj[i].f);
 		subj[i].running = gp_container_running(list[i], cli->lxcpath);
 	}
 	probe_all(cli, subj, n);
@@ -230,11 +233,30 @@ static int exit_code(int report, bool listing_failed)
 	return report > 0 ? GP_EXIT_PROBLEM : GP_EXIT_OK;
 }
 
+/*
+ * On a Proxmox VE node: every node's published GPUs and where each GPU container of the
+ * cluster could start (check NAME: that one). NULL elsewhere, or when it cannot be read
+ * (said): the rest of the report stands.
+ */
+static struct gp_cluster_check *check_cluster(const struct gp_cli *cli,
+					      const struct gp_check_ctx *ctx)
+{
+	struct gp_cluster_check *cc = ctx->pve ? calloc(1, sizeof(*cc)) : NULL;
+
+	if (cc && gp_check_cluster(ctx, cli->nargs == 2 ? cli->args[1] : NULL, cc) < 0) {
+		gp_check_cluster_free(cc);
+		free(cc);
+		cc = NULL;
+	}
+	return cc;
+}
+
 int gp_cmd_check(const struct gp_cli *cli)
 {
 	struct gp_check_ctx ctx;
 	struct gp_findings *host = calloc(1, sizeof(*host));
 	struct gp_check_subject *subj = NULL;
+	struct gp_cluster_check *cluster = NULL;
 	char **list = NULL;
 	int n = 0, ret = GP_EXIT_FAILED;
 
@@ -251,6 +273,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 		return GP_EXIT_FAILED;
 	}
 	gp_check_host(&ctx, host);
+	cluster = check_cluster(cli, &ctx);
 	n = names(cli, &ctx, &list);
 	if (n < 0) /* the host is still reported; the exit says what failed */
 		gp_error_errno(n, "Failed to list the containers with an ini in \"%s\"",
@@ -259,8 +282,11 @@ int gp_cmd_check(const struct gp_cli *cli)
 	if (subj && check_containers(cli, &ctx, list, subj, n > 0 ? n : 0) < 0)
 		ret = GP_EXIT_USAGE;
 	else if (subj)
-		ret = exit_code(gp_check_report(cli, host, subj, n > 0 ? n : 0), n < 0);
+		ret = exit_code(gp_check_report(cli, host, subj, n > 0 ? n : 0, cluster), n < 0);
 	gp_inventory_free(list, n);
+	if (cluster)
+		gp_check_cluster_free(cluster);
+	free(cluster);
 	gp_check_ctx_free(&ctx);
 	for (int i = 0; subj && i < n; i++)
 		free(subj[i].caps.v);

@@ -23,11 +23,14 @@ struct gp_check_subject {
 };
 
 /*
- * Prints the result as text, --json or --format prometheus, to stdout or with --output into
+ * Prints the result as text, --json or --format prometheus (with the cluster's part on a
+ * Proxmox VE node: cluster NULL elsewhere), to stdout or with --output into
  * that file (replaced by a rename); returns the number of errors, or -errno when the file
  * could not be written (said).
  */
+struct gp_cluster_check;
 int gp_check_report(const struct gp_cli *cli, const struct gp_findings *host,
-		    const struct gp_check_subject *subj, int n);
+		    const struct gp_check_subject *subj, int n,
+		    const struct gp_cluster_check *cluster);
 
 #endif
