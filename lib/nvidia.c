@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The NVIDIA provider (vendor.h): selectors (all, nvidia-smi index, GPU UUID, PCI address)
- * against the driver's GPUs, and their nodes: nvidiactl, nvidiaN, nvidia-uvm(-tools) and
- * the MIG caps, with the majors of /proc/devices and the modes the driver asks for.
+ * The NVIDIA provider (vendor.h): selectors (all, nvidia-smi index, GPU UUID, PCI address;
+ * any:N and model:TEXT:N, which alloc.c resolves at each start) against the driver's GPUs, and
+ * their nodes: nvidiactl, nvidiaN, nvidia-uvm(-tools) and the MIG caps, with the majors of
+ * /proc/devices and the modes the driver asks for.
  */
 #include <ctype.h>
 #include <glob.h>
@@ -11,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "paths.h"
 #include "util.h"
 #include "vendor.h"
@@ -76,9 +78,10 @@ static int match_token(const char *tok, const struct gp_host *host, const char *
 		return gp_error_at(-EINVAL, where,
 				   "no GPU at PCI address %s (see gpu-provision host)", pci);
 	}
-	return gp_error_at(
-	    -EINVAL, where,
-	    "\"%s\" is not a GPU selector; use all, an index, a GPU-UUID or a PCI address", tok);
+	return gp_error_at(-EINVAL, where,
+			   "\"%s\" is not a GPU selector; use all, an index, a GPU-UUID, a PCI "
+			   "address, any:N or model:TEXT:N",
+			   tok);
 }
 
 static int select_all(const char *spec, const struct gp_host *host, const char *where, bool *chosen)
@@ -92,6 +95,37 @@ static int select_all(const char *spec, const struct gp_host *host, const char *
 	for (size_t i = 0; i < host->ngpus; i++)
 		chosen[i] = true;
 	return 0;
+}
+
+/*
+ * any:N, model:TEXT:N: every GPU that may be one of them (the device rules attach writes
+ * cover them all), as long as the host has N; alloc.c takes N free ones at each start.
+ */
+static int select_portable(const char *spec, const struct gp_host *host, const char *where,
+			   bool *chosen)
+{
+	struct gp_portable p;
+	unsigned int n = 0;
+	int r = gp_portable_parse(spec, where, &p);
+
+	memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < host->ngpus; i++) {
+		chosen[i] = gp_portable_matches(&p, &host->gpus[i]);
+		n += chosen[i];
+	}
+	if (n >= p.count)
+		return 0;
+	memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
+	if (p.model[0])
+		return gp_error_at(-EINVAL, where,
+				   "model:%s:%u wants %u GPU%s whose model contains \"%s\"; the "
+				   "host has %u (see gpu-provision host)",
+				   p.model, p.count, p.count, p.count == 1 ? "" : "s", p.model, n);
+	return gp_error_at(-EINVAL, where, "any:%u wants %u GPU%s; the host has %u%s", p.count,
+			   p.count, p.count == 1 ? "" : "s", n,
+			   host->ngpus > n ? " not excluded by the driver" : "");
 }
 
 static int select_gpus(const char *spec, const struct gp_host *host, const char *where,
@@ -110,6 +144,8 @@ static int select_gpus(const char *spec, const struct gp_host *host, const char 
 		int i;
 
 		tok = gp_strtrim(tok);
+		if (gp_selection_is_portable(tok))
+			return select_portable(spec, host, where, chosen);
 		if (strcmp(tok, "all") == 0)
 			return select_all(gp_strtrim(strcpy(copy, spec)), host, where, chosen);
 		i = match_token(tok, host, where);

@@ -19,9 +19,20 @@ struct gp_node {
 	unsigned int mode, uid, gid;
 };
 
+/* A GPU a start was given: its nvidia-smi index on this host then, and its UUID. */
+struct gp_plan_gpu {
+	unsigned int index;
+	char uuid[64];
+};
+
 struct gp_plan {
 	struct gp_node nodes[GP_PLAN_MAX_NODES];
 	size_t n;
+	/* The start's (lib/alloc.c): the GPUs it got, and whose it is. None in a plan of attach. */
+	struct gp_plan_gpu gpus[GP_MAX_GPUS];
+	size_t ngpus;
+	pid_t owner;			/* LXC's monitor, the pre-start hook's parent; 0 for none */
+	unsigned long long owner_start; /* its start time, field 22 of /proc/PID/stat */
 };
 
 /*
@@ -46,13 +57,25 @@ int gp_plan_for_conf(const char *root, const struct gp_host *host, const struct 
 		     enum gp_conf_where where, bool chosen[GP_MAX_GPUS], struct gp_plan *plan);
 
 /*
+ * The same for GPUs already chosen (host->gpus[i] where chosen[i]; a portable selection's
+ * at a start, lib/alloc.c), with conf's caps and display nodes. 0, -EINVAL, -E2BIG, said.
+ */
+int gp_plan_for_chosen(const char *root, const struct gp_host *host, const struct gp_ctconf *conf,
+		       enum gp_conf_where where, const bool chosen[GP_MAX_GPUS],
+		       struct gp_plan *plan);
+
+/*
  * Every node the host should have for containers, as its vendor says (for NVIDIA:
  * nvidiactl, each GPU, nvidia-uvm(-tools), the MIG caps that exist). Says nothing but
  * a full plan (-E2BIG); a host without the driver gives no nodes.
  */
 int gp_plan_all(const char *root, const struct gp_host *host, struct gp_plan *plan);
 
-/* Serialises a plan as text (malloc'd) and parses it back strictly: -EINVAL on any doubt. */
+/*
+ * Serialises a plan as text (malloc'd) and parses it back strictly: -EINVAL on any doubt.
+ * Version 1 holds node lines; version 2 adds "owner PID START" and "gpu INDEX UUID" before
+ * them. A plan without owner or GPUs is written as version 1, as before; both are read.
+ */
 char *gp_plan_format(const struct gp_plan *plan);
 int gp_plan_parse(const char *buf, struct gp_plan *plan);
 

@@ -17,7 +17,11 @@
  */
 struct gp_vendor {
 	const char *name;
-	/* Resolves a selector list against host->gpus: chosen[i] for host->gpus[i]. 0, -EINVAL. */
+	/*
+	 * Resolves a selector list against host->gpus: chosen[i] for host->gpus[i]. 0, -EINVAL.
+	 * A portable selection (alloc.h: any:N, model:TEXT:N) chooses every GPU it may take,
+	 * when there are enough: alloc.c takes N free ones of them at each start.
+	 */
 	int (*select)(const char *spec, const struct gp_host *host, const char *where,
 		      bool chosen[GP_MAX_GPUS]);
 	/*

@@ -2,6 +2,8 @@
 /* Selectors and the plan of a start, through the NVIDIA provider. */
 #include "unit.h"
 
+#include "alloc.h"
+#include "ctconf.h"
 #include "host.h"
 #include "log.h"
 #include "plan.h"
@@ -255,7 +257,185 @@ static void plan_text_round_trip_and_strictness(void **state)
 			 -EINVAL);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 195 0 0666 0 0", &q),
 			 -EINVAL);
-	assert_int_equal(gp_plan_parse("gpu-provision-plan 2\n", &q), -EINVAL);
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 3\n", &q), -EINVAL);
+}
+
+/* Version 2: whose the plan is and the GPUs its start got, before the nodes; 1 still read. */
+static void plan_v2_round_trip(void **state)
+{
+	static const char want[] = "gpu-provision-plan 2\n"
+				   "owner 4242 123456789\n"
+				   "gpu 0 GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460\n"
+				   "node nvidiactl 195 255 0666 0 0\n"
+				   "node nvidia0 195 0 0666 0 0\n"
+				   "node nvidia-uvm 238 0 0666 0 0\n"
+				   "node nvidia-uvm-tools 238 1 0666 0 0\n";
+	struct gp_plan p, q;
+	bool c[GP_MAX_GPUS];
+	char *text;
+
+	(void)state;
+	assert_int_equal(select_gpus("all", &h200, c), 0);
+	assert_int_equal(plan_build(NULL, &h200, c, "", &p), 0);
+	p.owner = 4242;
+	p.owner_start = 123456789;
+	p.gpus[0] = (struct gp_plan_gpu){ .index = 0 };
+	snprintf(p.gpus[0].uuid, sizeof(p.gpus[0].uuid), "%s", h200.gpus[0].uuid);
+	p.ngpus = 1;
+	text = gp_plan_format(&p);
+	assert_string_equal(text, want);
+	assert_int_equal(gp_plan_parse(text, &q), 0);
+	free(text);
+	assert_int_equal(q.owner, 4242);
+	assert_true(q.owner_start == 123456789ULL);
+	assert_int_equal(q.ngpus, 1);
+	assert_string_equal(q.gpus[0].uuid, h200.gpus[0].uuid);
+	assert_int_equal(q.n, 4);
+	/* A version 1 plan, as a running container's from before: nodes, no owner, no GPUs. */
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia3 195 3 0666 0 0\n", &q),
+			 0);
+	assert_true(q.n == 1 && q.ngpus == 0 && q.owner == 0);
+	/* Nor is a plan without them written otherwise than before. */
+	p.owner = 0;
+	p.ngpus = 0;
+	text = gp_plan_format(&p);
+	assert_true(strncmp(text, "gpu-provision-plan 1\nnode ", 26) == 0);
+	free(text);
+}
+
+static void plan_v2_strictness(void **state)
+{
+	static const char *bad[] = {
+		"gpu-provision-plan 1\nowner 1 2\n",		  /* owner in version 1 */
+		"gpu-provision-plan 1\ngpu 0 GPU-a\n",		  /* gpu in version 1 */
+		"gpu-provision-plan 2\nowner 1 2\nowner 1 2\n",	  /* twice */
+		"gpu-provision-plan 2\ngpu 0 GPU-a\nowner 1 2\n", /* out of order */
+		"gpu-provision-plan 2\nnode nvidia0 195 0 0666 0 0\ngpu 0 GPU-a\n",
+		"gpu-provision-plan 2\nowner 0 2\n",
+		"gpu-provision-plan 2\nowner -1 2\n",
+		"gpu-provision-plan 2\nowner 1 -2\n",
+		"gpu-provision-plan 2\nowner +1 2\n",
+		"gpu-provision-plan 2\nowner 1 2 3\n",
+		"gpu-provision-plan 2\nowner 99999999999 2\n",
+		"gpu-provision-plan 2\nowner 1 99999999999999999999999\n",
+		"gpu-provision-plan 2\ngpu 64 GPU-a\n",
+		"gpu-provision-plan 2\ngpu -1 GPU-a\n",
+		"gpu-provision-plan 2\ngpu +1 GPU-a\n",
+		"gpu-provision-plan 2\ngpu 1\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a b\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-\x7f\n",
+	};
+	struct gp_plan q;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (gp_plan_parse(bad[i], &q) != -EINVAL)
+			fail_msg("took \"%s\"", bad[i]);
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 2\ngpu 1 GPU-a\ngpu 3 GPU-b\n", &q), 0);
+	assert_true(q.ngpus == 2 && q.gpus[1].index == 3 && q.owner == 0);
+}
+
+/* any:N and model:TEXT:N choose every GPU they may take; alloc.c takes N at the start. */
+static void portable_selectors(void **state)
+{
+	bool c[GP_MAX_GPUS];
+
+	(void)state;
+	assert_int_equal(select_gpus("any:2", &quad, c), 0);
+	assert_int_equal(count(c), 4);
+	assert_int_equal(select_gpus(" any:4 ", &quad, c), 0);
+	assert_int_equal(count(c), 4);
+	assert_int_equal(select_gpus("model:a6000:1", &quad, c), 0);
+	assert_int_equal(count(c), 4);
+	assert_int_equal(select_gpus("model:H200:1", &h200, c), 0);
+	assert_true(c[0] && count(c) == 1);
+	assert_int_equal(select_gpus("model:NVIDIA:1", &h200, c), 0);
+	assert_true(c[0] && count(c) == 1);
+	assert_true(gp_selection_is_portable(" any:1"));
+	assert_true(gp_selection_is_portable("model:x:1"));
+	assert_false(gp_selection_is_portable("all"));
+	assert_false(gp_selection_is_portable("0,any:1"));
+}
+
+static void portable_selector_errors(void **state)
+{
+	static const struct {
+		const char *spec, *message;
+	} cases[] = {
+		{ "any:0", "\"any:0\" asks for 0 GPUs; write any:N" },
+		{ "any:65", "\"any:65\" asks for 65 GPUs" },
+		{ "any:x", "\"any:x\": \"x\" is not a number of GPUs" },
+		{ "any:", "\"any:\": \"\" is not a number of GPUs" },
+		{ "any:-1", "is not a number of GPUs" },
+		{ "any:1:2", "is not a number of GPUs" },
+		{ "model::1", "\"model::1\" names no model as TEXT" },
+		{ "model:a:b:1", "\"model:a:b:1\" names no model as TEXT" },
+		{ "model:a b:1", "names no model as TEXT" },
+		{ "model:a", "\"model:a\" says no number of GPUs" },
+		{ "model:a:", "is not a number of GPUs" },
+		{ "model:a:0", "asks for 0 GPUs" },
+		{ "any:1,0", "stand alone, not with other selectors" },
+		{ "0,any:1", "stand alone" },
+		{ "model:a6000:1,model:a6000:1", "stand alone" },
+		{ "any:5", "any:5 wants 5 GPUs; the host has 4" },
+		{ "model:H100:1",
+		  "model:H100:1 wants 1 GPU whose model contains \"H100\"; the host "
+		  "has 0 (see gpu-provision host)" },
+		{ "ANY:1", "\"ANY:1\" is not a GPU selector; use all, an index, a GPU-UUID, a PCI "
+			   "address, any:N or model:TEXT:N" },
+	};
+	bool c[GP_MAX_GPUS];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(select_gpus(cases[i].spec, &quad, c), -EINVAL);
+		if (!strstr(said.text, cases[i].message))
+			fail_msg("\"%s\": \"%s\" not in \"%s\"", cases[i].spec, cases[i].message,
+				 said.text);
+		assert_int_equal(count(c), 0);
+	}
+}
+
+/* caps name GPUs by device minor, devn runs no hook: a selection that takes any GPU has neither. */
+static void portable_refuses_caps(void **state)
+{
+	struct gp_ctconf conf;
+	struct gp_plan p;
+	int r;
+
+	(void)state;
+	memset(&conf, 0, sizeof(conf));
+	snprintf(conf.path, sizeof(conf.path), "/etc/gpu-provision/ct.ini");
+	snprintf(conf.devices, sizeof(conf.devices), "any:1");
+	snprintf(conf.caps, sizeof(conf.caps), "mig-config");
+	conf.devices_line = 2;
+	conf.caps_line = 3;
+	gp_log_capture_start(&said);
+	r = gp_plan_for_conf(FIXTURES "/h200-580-open", &h200, &conf, GP_WHERE_LINE, NULL, &p);
+	gp_log_capture_stop(&said);
+	assert_int_equal(r, -EINVAL);
+	assert_int_equal(said.count, 1);
+	assert_string_equal(said.text,
+			    "/etc/gpu-provision/ct.ini:3: caps = mig-config needs fixed GPUs (MIG "
+			    "caps name them by device minor, gpuM/giG/ciC), but devices = any:1 "
+			    "takes whichever are free at each start: select the GPUs by UUID, "
+			    "index or PCI address, or take caps out");
+	/* Nor in Proxmox's mode devn, which runs no hook to choose them. */
+	conf.caps[0] = '\0';
+	snprintf(conf.mode, sizeof(conf.mode), "devn");
+	gp_log_capture_start(&said);
+	r = gp_plan_for_conf(NULL, &quad, &conf, GP_WHERE_NONE, NULL, &p);
+	gp_log_capture_stop(&said);
+	assert_int_equal(r, -EINVAL);
+	assert_string_equal(said.text, "devices = any:1 takes whichever GPUs are free at each "
+				       "start, which gpu-hook decides, and mode devn runs no hook: "
+				       "use mode hook, or select the GPUs by UUID, index or PCI "
+				       "address");
+	/* Otherwise it plans every GPU it may get: the rules attach writes. */
+	conf.mode[0] = '\0';
+	assert_int_equal(gp_plan_for_conf(NULL, &quad, &conf, GP_WHERE_NONE, NULL, &p), 0);
+	assert_int_equal(p.n, 7);
+	assert_int_equal(p.ngpus, 0);
 }
 
 static void node_names(void **state)
@@ -282,6 +462,11 @@ int main(void)
 		cmocka_unit_test(plan_caps),
 		cmocka_unit_test(plan_needs_uvm),
 		cmocka_unit_test(plan_text_round_trip_and_strictness),
+		cmocka_unit_test(plan_v2_round_trip),
+		cmocka_unit_test(plan_v2_strictness),
+		cmocka_unit_test(portable_selectors),
+		cmocka_unit_test(portable_selector_errors),
+		cmocka_unit_test(portable_refuses_caps),
 		cmocka_unit_test(node_names),
 	};
 	return cmocka_run_group_tests_name("plan", tests, setup, teardown);

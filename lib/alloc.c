@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * GPUs given at each start: portable selections (any:N, model:TEXT:N) resolved against
+ * this node's GPUs that no other running container holds, under one lock, and the plans
+ * that say who holds what. A container moved to another node of a cluster meets that
+ * node's GPUs there; an index or a UUID would name another GPU, or none.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "alloc.h"
+#include "ctconf.h"
+#include "lock.h"
+#include "paths.h"
+#include "util.h"
+#include "vendor.h"
+
+#define ALLOC_LOCK "alloc.lock"
+#define PLAN_MAX (64 * 1024)
+
+static const char portable_usage[] =
+    "write any:N (N GPUs of any model) or model:TEXT:N (N GPUs whose model name contains "
+    "TEXT, without ':', ',' or blanks), N from 1 to 64";
+
+bool gp_selection_is_portable(const char *spec)
+{
+	spec += strspn(spec, " \t");
+	return strncmp(spec, "any:", 4) == 0 || strncmp(spec, "model:", 6) == 0;
+}
+
+static int parse_count(const char *s, const char *spec, const char *where, unsigned int *count)
+{
+	if (gp_parse_uint(s, count) < 0)
+		return gp_error_at(-EINVAL, where, "\"%s\": \"%s\" is not a number of GPUs; %s",
+				   spec, s, portable_usage);
+	if (*count == 0 || *count > GP_MAX_GPUS)
+		return gp_error_at(-EINVAL, where, "\"%s\" asks for %u GPUs; %s", spec, *count,
+				   portable_usage);
+	return 0;
+}
+
+static int parse_model(const char *text, const char *spec, const char *where, struct gp_portable *p)
+{
+	const char *last = strrchr(text, ':');
+	size_t n = last ? (size_t)(last - text) : 0;
+
+	if (!last)
+		return gp_error_at(-EINVAL, where, "\"%s\" says no number of GPUs; %s", spec,
+				   portable_usage);
+	if (n == 0 || n >= sizeof(p->model) || memchr(text, ',', n) || memchr(text, ':', n))
+		return gp_error_at(-EINVAL, where, "\"%s\" names no model as TEXT; %s", spec,
+				   portable_usage);
+	for (size_t i = 0; i < n; i++)
+		if (text[i] <= ' ' || text[i] > '~')
+			return gp_error_at(-EINVAL, where, "\"%s\" names no model as TEXT; %s",
+					   spec, portable_usage);
+	memcpy(p->model, text, n);
+	p->model[n] = '\0';
+	return parse_count(last + 1, spec, where, &p->count);
+}
+
+int gp_portable_parse(const char *spec, const char *where, struct gp_portable *p)
+{
+	char copy[1024];
+	char *s;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(copy, sizeof(copy), "%s", spec);
+	s = gp_strtrim(copy);
+	if (strchr(s, ','))
+		return gp_error_at(-EINVAL, where,
+				   "\"%s\": any:N and model:TEXT:N stand alone, not with other "
+				   "selectors",
+				   s);
+	if (strncmp(s, "any:", 4) == 0)
+		return parse_count(s + 4, s, where, &p->count);
+	if (strncmp(s, "model:", 6) == 0)
+		return parse_model(s + 6, s, where, p);
+	return gp_error_at(-EINVAL, where, "\"%s\" is not a portable selection; %s", s,
+			   portable_usage);
+}
+
+bool gp_portable_matches(const struct gp_portable *p, const struct gp_gpu *gpu)
+{
+	return !gpu->excluded && (!p->model[0] || strcasestr(gpu->model, p->model));
+}
+
+int gp_parse_proc_stat(const char *buf, char *state, unsigned long long *start)
+{
+	const char *p = strrchr(buf, ')');
+	char *end;
+
+	/* After "pid (comm)" come state (field 3) and 18 more before starttime (field 22). */
+	if (!p || sscanf(p + 1, " %c", state) != 1)
+		return -EINVAL;
+	p += 2;
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -EINVAL;
+		p++;
+	}
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	errno = 0;
+	*start = strtoull(p, &end, 10);
+	return errno || (*end != ' ' && *end != '\n' && *end != '\0') ? -EINVAL : 0;
+}
+
+int gp_proc_start_time(pid_t pid, unsigned long long *start)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[64], state;
+
+	/*
+	 * The real host's /proc, even under --root: the owner is LXC's monitor, a process of
+	 * the container runtime, which a --root never holds (DESIGN: the runtime stays real).
+	 */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (gp_read_file(path, 4096, &buf, NULL) < 0 || gp_parse_proc_stat(buf, &state, start) < 0)
+		return -ENOENT;
+	return state == 'Z' || state == 'X' ? -ENOENT : 0;
+}
+
+bool gp_alloc_owner_alive(const struct gp_plan *plan)
+{
+	unsigned long long start;
+
+	if (plan->owner <= 0)
+		return true; /* version 1: whose it is cannot be told, so it holds */
+	return gp_proc_start_time(plan->owner, &start) == 0 && start == plan->owner_start;
+}
+
+static void hold(struct gp_held *held, size_t i, const char *name)
+{
+	if (held->by[i][0])
+		held->more[i]++;
+	else
+		snprintf(held->by[i], sizeof(held->by[i]), "%s", name);
+}
+
+/* The GPUs one plan holds: its gpu lines by UUID, or a version 1 plan's nvidiaN nodes. */
+static void hold_plan(const struct gp_plan *plan, const struct gp_host *host, const char *name,
+		      struct gp_held *held)
+{
+	unsigned int nv = host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA, minor;
+	bool mine[GP_MAX_GPUS] = { false };
+
+	if (gp_alloc_plan_chosen(plan, host, mine) < 0)
+		for (size_t k = 0; k < plan->n; k++)
+			for (size_t i = 0; i < host->ngpus; i++)
+				if (sscanf(plan->nodes[k].name, "nvidia%u", &minor) == 1 &&
+				    plan->nodes[k].major == nv && host->gpus[i].minor == minor)
+					mine[i] = true;
+	for (size_t i = 0; i < host->ngpus; i++)
+		if (mine[i])
+			hold(held, i, name);
+}
+
+/* "NAME.plan" of a container name: NAME, or NULL for any other file. */
+static bool plan_owner_name(const char *file, char *name, size_t size)
+{
+	size_t n = strlen(file);
+
+	if (n <= 5 || strcmp(file + n - 5, ".plan") != 0 || n - 5 >= size)
+		return false;
+	memcpy(name, file, n - 5);
+	name[n - 5] = '\0';
+	return gp_name_is_valid(name);
+}
+
+static void read_one(const char *dir, const char *file, const char *self,
+		     const struct gp_host *host, struct gp_held *held)
+{
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
+	char name[sizeof(held->by[0])];
+	struct stat st;
+
+	if (!plan || !plan_owner_name(file, name, sizeof(name)) || strcmp(name, self) == 0 ||
+	    asprintf(&path, "%s/%s", dir, file) < 0 || lstat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || gp_read_file(path, PLAN_MAX, &buf, NULL) < 0)
+		return; /* a plan removed meanwhile is one its container let go */
+	if (gp_plan_parse(buf, plan) < 0) {
+		gp_warn("the plan \"%s\" is damaged, so it holds no GPU here; remove it unless "
+			"%s runs",
+			path, name);
+		return;
+	}
+	if (gp_alloc_owner_alive(plan))
+		hold_plan(plan, host, name, held);
+}
+
+int gp_alloc_held(const char *root, const char *self, const struct gp_host *host,
+		  struct gp_held *held)
+{
+	_cleanup_free_ char *dir = gp_path(root, GP_RUNDIR);
+	struct dirent *e;
+	DIR *d;
+
+	memset(held, 0, sizeof(*held));
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d && errno == ENOENT)
+		return 0;
+	if (!d)
+		return gp_error_errno(-errno, "Failed to read \"%s\"", dir);
+	while ((e = readdir(d)))
+		read_one(dir, e->d_name, self, host, held);
+	closedir(d);
+	return 0;
+}
+
+int gp_alloc_choose(const struct gp_host *host, const struct gp_portable *p,
+		    const struct gp_held *held, bool chosen[GP_MAX_GPUS])
+{
+	bool pick[GP_MAX_GPUS] = { false };
+	unsigned int n = 0;
+
+	/* host->gpus is in nvidia-smi index order (gp_host_index_gpus). */
+	for (size_t i = 0; i < host->ngpus && n < p->count; i++)
+		if (chosen[i] && !held->by[i][0]) {
+			pick[i] = true;
+			n++;
+		}
+	if (n < p->count)
+		return -ENOSPC;
+	memcpy(chosen, pick, sizeof(pick));
+	return 0;
+}
+
+static unsigned int count_free(const struct gp_host *host, const struct gp_portable *p,
+			       const struct gp_held *held)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < host->ngpus; i++)
+		n += gp_portable_matches(p, &host->gpus[i]) && !held->by[i][0];
+	return n;
+}
+
+void gp_alloc_node_label(const char *root, char *out, size_t size)
+{
+	char node[GP_NODE_NAME_MAX];
+
+	if (gp_pve_node_name(root, node) == 0)
+		snprintf(out, size, "node %s", node);
+	else
+		snprintf(out, size, "this host");
+}
+
+/* "8 GPUs: 0 NVIDIA B200 GPU-... (held by c1), 1 ... (free), ...", as a refusal says them. */
+static void describe_gpus(const struct gp_host *host, const struct gp_held *held, struct gp_buf *b)
+{
+	if (host->ngpus == 0) {
+		gp_buf_printf(b, "no NVIDIA GPU");
+		return;
+	}
+	gp_buf_printf(b, "%zu GPU%s:", host->ngpus, host->ngpus == 1 ? "" : "s");
+	for (size_t i = 0; i < host->ngpus; i++) {
+		const struct gp_gpu *g = &host->gpus[i];
+
+		gp_buf_printf(b, "%s %d %s %s", i ? "," : "", g->index, g->model, g->uuid);
+		if (g->excluded)
+			gp_buf_printf(b, " (excluded by the driver)");
+		else if (held->by[i][0] && held->more[i])
+			gp_buf_printf(b, " (held by %s and %u more)", held->by[i], held->more[i]);
+		else if (held->by[i][0])
+			gp_buf_printf(b, " (held by %s)", held->by[i]);
+		else
+			gp_buf_printf(b, " (free)");
+	}
+}
+
+struct start {
+	const char *root, *name;
+	const struct gp_host *host;
+	const struct gp_ctconf *conf;
+	const struct gp_held *held;
+};
+
+/* The one message of a refused start: where, node, selection, why, the node's GPUs, what to do. */
+static int refuse(const struct start *s, const char *why, const char *fix)
+{
+	char node[GP_NODE_NAME_MAX + 8];
+	struct gp_buf b = { 0 };
+
+	gp_alloc_node_label(s->root, node, sizeof(node));
+	gp_buf_printf(&b, "%s:%u: %s cannot give %s devices = %s: %s; %s has ", s->conf->path,
+		      s->conf->devices_line, node, s->name, s->conf->devices, why, node);
+	describe_gpus(s->host, s->held, &b);
+	gp_buf_printf(&b, "; %s", fix);
+	gp_error("%s", b.data ? b.data : why);
+	gp_buf_free(&b);
+	return -EINVAL;
+}
+
+static int refuse_too_few(const struct start *s, const struct gp_portable *p)
+{
+	unsigned int n = count_free(s->host, p, s->held);
+	char why[256], fix[160], model[GP_PORTABLE_MODEL_MAX + 40] = "", have[32] = "none is";
+
+	if (p->model[0])
+		snprintf(model, sizeof(model), " whose model contains \"%s\"", p->model);
+	if (n)
+		snprintf(have, sizeof(have), "%u %s", n, n == 1 ? "is" : "are");
+	snprintf(why, sizeof(why), "%u free GPU%s%s wanted, %s free", p->count,
+		 p->count == 1 ? "" : "s", model, have);
+	snprintf(fix, sizeof(fix),
+		 "stop a container that holds one, or start %s on a node with free GPUs", s->name);
+	return refuse(s, why, fix);
+}
+
+/* The GPUs a plan of a start got, as the probe and list read them back. */
+static void record_gpus(const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
+			struct gp_plan *plan)
+{
+	plan->ngpus = 0;
+	for (size_t i = 0; i < host->ngpus; i++) {
+		struct gp_plan_gpu *g = &plan->gpus[plan->ngpus];
+
+		if (!chosen[i])
+			continue;
+		g->index = (unsigned int)host->gpus[i].index;
+		snprintf(g->uuid, sizeof(g->uuid), "%s", host->gpus[i].uuid);
+		plan->ngpus++;
+	}
+}
+
+static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
+{
+	bool portable = gp_selection_is_portable(s->conf->devices);
+	struct gp_log_capture said;
+	struct gp_portable p;
+	char fix[200];
+	int r;
+
+	gp_log_capture_start(&said);
+	r = gp_vendor_for_host(s->host)->select(s->conf->devices, s->host, NULL, chosen);
+	gp_log_capture_stop(&said);
+	if (r < 0 && portable)
+		snprintf(fix, sizeof(fix), "start %s on a node with such GPUs, or change devices",
+			 s->name);
+	else if (r < 0)
+		snprintf(fix, sizeof(fix),
+			 "select GPUs it has, or any:N or model:TEXT:N, which take free GPUs "
+			 "on whichever node starts %s",
+			 s->name);
+	if (r < 0)
+		return refuse(s, said.text, fix);
+	if (!portable)
+		return 0;
+	if (gp_portable_parse(s->conf->devices, NULL, &p) < 0) /* select took it: never */
+		return -EINVAL;
+	return gp_alloc_choose(s->host, &p, s->held, chosen) < 0 ? refuse_too_few(s, &p) : 0;
+}
+
+int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
+		  const struct gp_ctconf *conf, struct gp_plan *plan)
+{
+	_cleanup_free_ struct gp_held *held = malloc(sizeof(*held));
+	struct start s = { root, name, host, conf, held };
+	bool chosen[GP_MAX_GPUS];
+	int r;
+
+	if (!held)
+		return -ENOMEM;
+	r = gp_alloc_held(root, name, host, held);
+	if (r == 0)
+		r = choose(&s, chosen);
+	if (r == 0)
+		r = gp_plan_for_chosen(root, host, conf, GP_WHERE_LINE, chosen, plan);
+	if (r == 0)
+		record_gpus(host, chosen, plan);
+	return r;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* True while fd is the file at path: the holder before us may have removed it. */
+static bool is_current(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+static int lock_path(const char *path, const char *name)
+{
+	long long deadline = now_ms() + GP_LOCK_TIMEOUT_MS;
+	int flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
+
+	for (;;) {
+		_cleanup_close_ int fd = open(path, flags, 0600);
+		long long left = deadline - now_ms();
+		int r;
+
+		if (fd < 0)
+			return gp_error_errno(-errno, "Failed to open the lock \"%s\"", path);
+		r = gp_lock_fd(fd, GP_LOCK_FLOCK, left > 0 ? (unsigned int)left : 0);
+		if (r == -ETIMEDOUT) {
+			gp_error("another start has held the GPU allocation lock \"%s\" for more "
+				 "than %d s, so %s was not started: start it again (a gpu-hook "
+				 "that hangs in pre-start holds it: fuser -v %s)",
+				 path, GP_LOCK_TIMEOUT_MS / 1000, name, path);
+			return -EBUSY;
+		}
+		if (r < 0)
+			return gp_error_errno(r, "Failed to lock \"%s\"", path);
+		if (is_current(fd, path))
+			return steal_fd(fd);
+	}
+}
+
+int gp_alloc_lock(const char *root, const char *name)
+{
+	_cleanup_free_ char *path = gp_run_path(root, ALLOC_LOCK);
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = gp_mkdir_parents(path);
+	if (r < 0)
+		return gp_error_errno(r, "Failed to create the directory of \"%s\"", path);
+	return lock_path(path, name);
+}
+
+void gp_alloc_unlock(const char *root, int fd)
+{
+	_cleanup_free_ char *path = gp_run_path(root, ALLOC_LOCK);
+
+	if (fd < 0)
+		return;
+	/* Removed while held: no start is between our unlink and our close. */
+	if (path)
+		unlink(path);
+	close(fd);
+}
+
+int gp_alloc_read_plan(const char *root, const char *name, struct gp_plan *plan)
+{
+	_cleanup_free_ char *path = gp_plan_path(root, name), *buf = NULL;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = gp_read_file(path, PLAN_MAX, &buf, NULL);
+	return r < 0 ? r : gp_plan_parse(buf, plan);
+}
+
+int gp_alloc_plan_chosen(const struct gp_plan *plan, const struct gp_host *host,
+			 bool chosen[GP_MAX_GPUS])
+{
+	memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
+	if (plan->ngpus == 0)
+		return -ENOENT;
+	for (size_t k = 0; k < plan->ngpus; k++) {
+		size_t i = 0;
+
+		while (i < host->ngpus && strcasecmp(host->gpus[i].uuid, plan->gpus[k].uuid) != 0)
+			i++;
+		if (i == host->ngpus) {
+			memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
+			return -ENOENT;
+		}
+		chosen[i] = true;
+	}
+	return 0;
+}

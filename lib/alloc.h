@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/alloc.c. */
+#ifndef GP_ALLOC_H
+#define GP_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "host.h"
+#include "plan.h"
+
+struct gp_ctconf;
+
+/*
+ * A portable selection: N GPUs of any model (any:N), or N whose model name contains TEXT,
+ * case-insensitively (model:TEXT:N). It means the same on every node of a cluster: which
+ * GPUs it gets is decided at each start, among the node's GPUs no other container holds.
+ */
+#define GP_PORTABLE_MODEL_MAX 64
+struct gp_portable {
+	unsigned int count;
+	char model[GP_PORTABLE_MODEL_MAX]; /* "" for any */
+};
+
+/* True when spec (blanks around it aside) is written as one: "any:..." or "model:...". */
+bool gp_selection_is_portable(const char *spec);
+
+/* Parses a portable selection: 0, or -EINVAL said after where (NULL for none). */
+int gp_portable_parse(const char *spec, const char *where, struct gp_portable *p);
+
+/* True when gpu may be one of p's: not excluded by the driver, its model matching. */
+bool gp_portable_matches(const struct gp_portable *p, const struct gp_gpu *gpu);
+
+/* Who holds the host's GPUs through this tool: the other containers' live plans. */
+struct gp_held {
+	char by[GP_MAX_GPUS][65];	/* the first container holding host->gpus[i]; "" free */
+	unsigned int more[GP_MAX_GPUS]; /* how many others hold it too (fixed selections share) */
+};
+
+/*
+ * Fills held from <root>/run/gpu-provision/ *.plan, all but self's, against host: a plan
+ * whose owner is gone (gp_alloc_owner_alive) holds nothing, nor does a damaged one (said
+ * as a warning). A GPU is known by the plan's gpu lines (UUID), or in a version 1 plan by
+ * its /dev/nvidiaN node. 0, or -errno (said) when the directory cannot be read.
+ */
+int gp_alloc_held(const char *root, const char *self, const struct gp_host *host,
+		  struct gp_held *held);
+
+/*
+ * The start time of process pid, field 22 of the real host's /proc/PID/stat (clock ticks
+ * since boot): 0, or -ENOENT when no such process runs (a zombie neither). The parser
+ * takes the file's text: 0 or -EINVAL.
+ */
+int gp_proc_start_time(pid_t pid, unsigned long long *start);
+int gp_parse_proc_stat(const char *buf, char *state, unsigned long long *start);
+
+/*
+ * True when the plan's owner still runs: that pid, with that start time (a pid the kernel
+ * gave to another process since is not it). A plan without owner (version 1) is alive.
+ */
+bool gp_alloc_owner_alive(const struct gp_plan *plan);
+
+/*
+ * The first p->count of the candidates in chosen (in index order) that held leaves free:
+ * chosen keeps those alone. 0, or -ENOSPC (nothing said, chosen unchanged) when fewer are.
+ */
+int gp_alloc_choose(const struct gp_host *host, const struct gp_portable *p,
+		    const struct gp_held *held, bool chosen[GP_MAX_GPUS]);
+
+/* "node NAME" on Proxmox VE (the node's name in the cluster), else "this host". */
+void gp_alloc_node_label(const char *root, char *out, size_t size);
+
+/*
+ * The plan of name's start on this node: conf's selection against host, a portable one
+ * taking free GPUs (held by no other live plan); plan->gpus names the GPUs it got. The
+ * caller holds gp_alloc_lock and sets the owner. A refusal is one message, after the
+ * ini's path:line, naming the node, the selection, why, and the node's GPUs (index,
+ * model, UUID, who holds each): -EINVAL; -E2BIG, -ENOMEM, -errno otherwise.
+ */
+int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
+		  const struct gp_ctconf *conf, struct gp_plan *plan);
+
+/*
+ * Takes the exclusive flock on <root>/run/gpu-provision/alloc.lock for name's start,
+ * waiting GP_LOCK_TIMEOUT_MS at most: the fd, or -EBUSY (said, naming the lock) or
+ * another -errno (said). gp_alloc_unlock removes the file, then lets go: it exists only
+ * while a start holds it, and a waiter that locked a removed file tries again.
+ */
+int gp_alloc_lock(const char *root, const char *name);
+void gp_alloc_unlock(const char *root, int fd);
+
+/* The container's plan, read quietly: 0, -ENOENT none, -EINVAL damaged, -errno. */
+int gp_alloc_read_plan(const char *root, const char *name, struct gp_plan *plan);
+
+/*
+ * The host positions of the GPUs a plan records, by UUID, into chosen: 0, or -ENOENT when
+ * it records none (a version 1 plan) or one the host does not have.
+ */
+int gp_alloc_plan_chosen(const struct gp_plan *plan, const struct gp_host *host,
+			 bool chosen[GP_MAX_GPUS]);
+
+#endif

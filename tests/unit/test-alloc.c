@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GPUs given at each start: who holds what, whose a plan is, the choice and its refusals. */
+#include "unit.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "ctconf.h"
+#include "host.h"
+#include "log.h"
+#include "plan.h"
+
+static struct gp_host quad, b200;
+static char root[64];
+static unsigned long long my_start;
+static pid_t dead;
+
+#define B200_UUID(n) "GPU-5eed0000-0000-4000-8000-00000000000" #n
+
+static int setup(void **state)
+{
+	pid_t child;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/gp-alloc.XXXXXX");
+	if (!mkdtemp(root) || gp_host_read(FIXTURES "/quad-550-proprietary", 0, &quad) < 0 ||
+	    gp_host_read(FIXTURES "/b200x8-590-open-hmm", 0, &b200) < 0 ||
+	    gp_proc_start_time(getpid(), &my_start) < 0)
+		return -1;
+	/* A pid that ran and is gone: a start that died without its post-stop. */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		return -1;
+	dead = child;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	gp_host_free(&quad);
+	gp_host_free(&b200);
+	sh("rm -rf %s", root);
+	return 0;
+}
+
+/* Each test starts with an empty run directory and no Proxmox VE. */
+static int fresh(void **state)
+{
+	(void)state;
+	sh("rm -rf %s/run %s/etc && mkdir -p %s/run/gpu-provision", root, root, root);
+	return 0;
+}
+
+static void write_plan(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/run/gpu-provision/%s.plan", root, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A version 2 plan of owner pid (started at start) holding the GPUs of uuids. */
+static void write_owned(const char *name, pid_t pid, unsigned long long start,
+			const char *const *uuids, size_t n)
+{
+	char text[2048];
+	int len =
+	    snprintf(text, sizeof(text), "gpu-provision-plan 2\nowner %d %llu\n", (int)pid, start);
+
+	for (size_t i = 0; i < n; i++)
+		len +=
+		    snprintf(text + len, sizeof(text) - (size_t)len, "gpu %zu %s\n", i, uuids[i]);
+	write_plan(name, text);
+}
+
+static void conf_of(struct gp_ctconf *conf, const char *devices)
+{
+	gp_ctconf_init(conf);
+	snprintf(conf->path, sizeof(conf->path), "/etc/gpu-provision/c9.ini");
+	snprintf(conf->devices, sizeof(conf->devices), "%s", devices);
+	conf->devices_line = 2;
+	conf->inject = GP_INJECT_NO;
+}
+
+static struct gp_log_capture said;
+
+static int alloc_plan(const char *devices, struct gp_plan *plan)
+{
+	struct gp_ctconf conf;
+	int r;
+
+	conf_of(&conf, devices);
+	gp_log_capture_start(&said);
+	r = gp_alloc_plan(root, "c9", &b200, &conf, plan);
+	gp_log_capture_stop(&said);
+	return r;
+}
+
+static void proc_stat_parse(void **state)
+{
+	static const char stat[] = "1234 (a) b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 "
+				   "18 987654321 20 21\n";
+	unsigned long long start;
+	char st;
+
+	(void)state;
+	/* A command name may hold blanks and parentheses: fields count from the last ')'. */
+	assert_int_equal(gp_parse_proc_stat(stat, &st, &start), 0);
+	assert_int_equal(st, 'S');
+	assert_true(start == 987654321ULL);
+	assert_int_equal(gp_parse_proc_stat("1234 (a) S 1 2 3", &st, &start), -EINVAL);
+	assert_int_equal(gp_parse_proc_stat("1234 a S 1 2 3", &st, &start), -EINVAL);
+	assert_int_equal(
+	    gp_parse_proc_stat("1 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 x9", &st,
+			       &start),
+	    -EINVAL);
+	/* This very process, read from the real /proc. */
+	assert_int_equal(gp_proc_start_time(getpid(), &start), 0);
+	assert_true(start == my_start);
+	assert_int_equal(gp_proc_start_time(dead, &start), -ENOENT);
+}
+
+/* A plan is its owner's while that process runs: the same pid and the same start time. */
+static void owner_liveness(void **state)
+{
+	struct gp_plan p = { 0 };
+
+	(void)state;
+	assert_true(gp_alloc_owner_alive(&p)); /* version 1: cannot be told, so it holds */
+	p.owner = getpid();
+	p.owner_start = my_start;
+	assert_true(gp_alloc_owner_alive(&p));
+	p.owner_start = my_start + 1; /* the pid, since given to another process */
+	assert_false(gp_alloc_owner_alive(&p));
+	p.owner = dead;
+	p.owner_start = my_start;
+	assert_false(gp_alloc_owner_alive(&p));
+}
+
+/* The other plans, live ones only; a version 1 plan by its nodes; a damaged one said. */
+static void held_by_live_plans(void **state)
+{
+	const char *q0[] = { quad.gpus[0].uuid }, *q3[] = { quad.gpus[3].uuid };
+	struct gp_held held;
+
+	(void)state;
+	write_owned("a1", getpid(), my_start, q0, 1);
+	write_owned("a2", getpid(), my_start, q0, 1);	      /* fixed selections share */
+	write_owned("stale", dead, my_start, q3, 1);	      /* owner gone */
+	write_owned("reused", getpid(), my_start + 7, q3, 1); /* pid given to another */
+	write_owned("c9", getpid(), my_start, q3, 1);	      /* self: its own old plan */
+	/* Version 1: /dev/nvidia2 is device minor 2, index 1 on this host. */
+	write_plan("old", "gpu-provision-plan 1\nnode nvidiactl 195 255 0660 0 44\n"
+			  "node nvidia2 195 2 0660 0 44\nnode nvidia-uvm 509 0 0660 0 44\n");
+	write_plan("bad", "gpu-provision-plan 2\nowner x\n");
+	write_plan(".hidden", "gpu-provision-plan 1\nnode nvidia0 195 0 0660 0 44\n");
+	sh("echo x >%s/run/gpu-provision/c1.verdict", root);
+	gp_log_capture_start(&said);
+	assert_int_equal(gp_alloc_held(root, "c9", &quad, &held), 0);
+	gp_log_capture_stop(&said);
+	assert_string_equal(held.by[0], "a1");
+	assert_int_equal(held.more[0], 1);
+	assert_string_equal(held.by[1], "old");
+	assert_string_equal(held.by[2], "");
+	assert_string_equal(held.by[3], "");
+	assert_int_equal(said.count, 1);
+	assert_non_null(strstr(said.text, "bad.plan\" is damaged, so it holds no GPU here"));
+	/* No run directory yet (the first start after a boot): nothing held. */
+	sh("rm -rf %s/run", root);
+	assert_int_equal(gp_alloc_held(root, "c9", &quad, &held), 0);
+	assert_string_equal(held.by[0], "");
+}
+
+static void choose_first_free_in_index_order(void **state)
+{
+	struct gp_portable any2 = { .count = 2 }, any3 = { .count = 3 };
+	struct gp_held held = { 0 };
+	bool c[GP_MAX_GPUS] = { true, true, true, true };
+
+	(void)state;
+	snprintf(held.by[0], sizeof(held.by[0]), "x");
+	snprintf(held.by[2], sizeof(held.by[2]), "y");
+	assert_int_equal(gp_alloc_choose(&quad, &any3, &held, c), -ENOSPC);
+	assert_true(c[0] && c[1] && c[2] && c[3]); /* unchanged */
+	assert_int_equal(gp_alloc_choose(&quad, &any2, &held, c), 0);
+	assert_true(!c[0] && c[1] && !c[2] && c[3]);
+	/* Only candidates: a GPU the selection does not match is never taken. */
+	memset(c, 0, sizeof(c));
+	c[3] = true;
+	assert_int_equal(gp_alloc_choose(&quad, &any2, &held, c), -ENOSPC);
+}
+
+/* A start's plan: the first free GPUs, the ones it got recorded, a stale plan not counted. */
+static void start_takes_free_gpus(void **state)
+{
+	const char *g0[] = { B200_UUID(0) }, *g1[] = { B200_UUID(1) }, *g2[] = { B200_UUID(2) };
+	struct gp_plan *p = malloc(sizeof(*p));
+	bool c[GP_MAX_GPUS];
+
+	(void)state;
+	assert_non_null(p);
+	write_owned("a0", getpid(), my_start, g0, 1);
+	write_owned("a2", getppid(), 0, g2, 1); /* its start time is not 0: stale */
+	write_owned("a1", getpid(), my_start, g1, 1);
+	assert_int_equal(alloc_plan("any:1", p), 0);
+	assert_int_equal(p->ngpus, 1);
+	assert_int_equal(p->gpus[0].index, 2);
+	assert_string_equal(p->gpus[0].uuid, B200_UUID(2));
+	assert_int_equal(p->owner, 0); /* the hook sets it */
+	assert_int_equal(gp_alloc_plan_chosen(p, &b200, c), 0);
+	assert_true(c[2] && !c[0] && !c[3]);
+	for (size_t i = 0; i < p->n; i++)
+		assert_string_not_equal(p->nodes[i].name, "nvidia0");
+	/* Case-insensitive, among free ones, in index order. */
+	assert_int_equal(alloc_plan("model:b200:2", p), 0);
+	assert_true(p->ngpus == 2 && p->gpus[0].index == 2 && p->gpus[1].index == 3);
+	/* A fixed selection takes what it names, held or not, and records it too. */
+	assert_int_equal(alloc_plan("0", p), 0);
+	assert_true(p->ngpus == 1 && p->gpus[0].index == 0);
+	free(p);
+}
+
+/* Every GPU held: one message with the node, the selection, each GPU and its holder. */
+static void refusal_names_holders(void **state)
+{
+	struct gp_plan *p = malloc(sizeof(*p));
+	char name[16], want[1024];
+	int len;
+
+	(void)state;
+	assert_non_null(p);
+	for (int i = 0; i < 8; i++) {
+		const char *u[] = { b200.gpus[i].uuid };
+
+		snprintf(name, sizeof(name), "a%d", i);
+		write_owned(name, getpid(), my_start, u, 1);
+	}
+	assert_int_equal(alloc_plan("any:1", p), -EINVAL);
+	assert_int_equal(said.count, 1);
+	len = snprintf(want, sizeof(want),
+		       "/etc/gpu-provision/c9.ini:2: this host cannot give c9 devices = any:1: 1 "
+		       "free GPU wanted, none is free; this host has 8 GPUs:");
+	for (int i = 0; i < 8; i++)
+		len += snprintf(want + len, sizeof(want) - (size_t)len,
+				"%s %d NVIDIA B200 %s (held by a%d)", i ? "," : "", i,
+				b200.gpus[i].uuid, i);
+	snprintf(want + len, sizeof(want) - (size_t)len,
+		 "; stop a container that holds one, or start c9 on a node with free GPUs");
+	assert_string_equal(said.text, want);
+	/* One let go: 1 free of the 2 wanted. */
+	sh("rm %s/run/gpu-provision/a5.plan", root);
+	assert_int_equal(alloc_plan("model:B200:2", p), -EINVAL);
+	assert_non_null(strstr(said.text, "devices = model:B200:2: 2 free GPUs whose model "
+					  "contains \"B200\" wanted, 1 is free;"));
+	assert_non_null(strstr(said.text, "5 NVIDIA B200 " B200_UUID(5) " (free)"));
+	assert_int_equal(alloc_plan("any:1", p), 0);
+	assert_int_equal(p->gpus[0].index, 5);
+	free(p);
+}
+
+/* On Proxmox VE the node by its name; what it lacks, against what it has. */
+static void refusal_names_the_node(void **state)
+{
+	static const struct {
+		const char *devices, *why;
+	} cases[] = {
+		{ "model:H100:1", "node pve2 cannot give c9 devices = model:H100:1: model:H100:1 "
+				  "wants 1 GPU whose model contains \"H100\"; the host has 0 (see "
+				  "gpu-provision host); node pve2 has 8 GPUs: 0 NVIDIA B200 " },
+		{ "any:9", "devices = any:9: any:9 wants 9 GPUs; the host has 8; node pve2 has 8 "
+			   "GPUs:" },
+		{ "9",
+		  "node pve2 cannot give c9 devices = 9: no GPU has index 9 (the host has GPUs "
+		  "0-7; see gpu-provision host); node pve2 has 8 GPUs:" },
+		{ "GPU-1a2b3c4d-0000-4000-8000-000000000081",
+		  "no GPU has UUID GPU-1a2b3c4d-0000-4000-8000-000000000081 (see gpu-provision "
+		  "host); node pve2 has 8 GPUs: 0 NVIDIA B200 " B200_UUID(0) " (free), 1 " },
+		{ "0000:41:00.0",
+		  "no GPU at PCI address 0000:41:00.0 (see gpu-provision host); node "
+		  "pve2 has 8 GPUs:" },
+	};
+	struct gp_plan *p = malloc(sizeof(*p));
+
+	(void)state;
+	assert_non_null(p);
+	sh("mkdir -p %s/etc/pve/lxc %s/etc/pve/nodes/pve2 && ln -s nodes/pve2 %s/etc/pve/local",
+	   root, root, root);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(alloc_plan(cases[i].devices, p), -EINVAL);
+		assert_int_equal(said.count, 1);
+		if (!strstr(said.text, cases[i].why))
+			fail_msg("\"%s\": \"%s\" not in \"%s\"", cases[i].devices, cases[i].why,
+				 said.text);
+		assert_non_null(strstr(said.text, "7 NVIDIA B200 " B200_UUID(7) " (free); "));
+	}
+	assert_non_null(strstr(said.text, "; select GPUs it has, or any:N or model:TEXT:N, which "
+					  "take free GPUs on whichever node starts c9"));
+	free(p);
+}
+
+/* The lock is a file only while a start holds it. */
+static void lock_file_lives_while_held(void **state)
+{
+	char path[128];
+	int fd;
+
+	(void)state;
+	sh("rm -rf %s/run", root);
+	snprintf(path, sizeof(path), "%s/run/gpu-provision/alloc.lock", root);
+	fd = gp_alloc_lock(root, "c9");
+	assert_true(fd >= 0);
+	assert_int_equal(access(path, F_OK), 0);
+	gp_alloc_unlock(root, fd);
+	assert_int_equal(access(path, F_OK), -1);
+	fd = gp_alloc_lock(root, "c9");
+	assert_true(fd >= 0);
+	gp_alloc_unlock(root, fd);
+}
+
+/* Read back by UUID: a GPU this host lacks, or a plan that records none, gives -ENOENT. */
+static void plan_chosen_by_uuid(void **state)
+{
+	struct gp_plan p = { .ngpus = 1 };
+	bool c[GP_MAX_GPUS];
+
+	(void)state;
+	snprintf(p.gpus[0].uuid, sizeof(p.gpus[0].uuid), "%s", quad.gpus[2].uuid);
+	p.gpus[0].index = 7; /* the index then; the UUID decides */
+	assert_int_equal(gp_alloc_plan_chosen(&p, &quad, c), 0);
+	assert_true(c[2] && !c[0] && !c[1] && !c[3]);
+	assert_int_equal(gp_alloc_plan_chosen(&p, &b200, c), -ENOENT);
+	p.ngpus = 0;
+	assert_int_equal(gp_alloc_plan_chosen(&p, &quad, c), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(proc_stat_parse),
+		cmocka_unit_test(owner_liveness),
+		cmocka_unit_test_setup(held_by_live_plans, fresh),
+		cmocka_unit_test(choose_first_free_in_index_order),
+		cmocka_unit_test_setup(start_takes_free_gpus, fresh),
+		cmocka_unit_test_setup(refusal_names_holders, fresh),
+		cmocka_unit_test_setup(refusal_names_the_node, fresh),
+		cmocka_unit_test_setup(lock_file_lives_while_held, fresh),
+		cmocka_unit_test(plan_chosen_by_uuid),
+	};
+	return cmocka_run_group_tests_name("alloc", tests, setup, teardown);
+}
