@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "alloc.h"
 #include "cfglines.h"
 #include "ctconf.h"
 #include "hook.h"
@@ -77,27 +78,6 @@ static int write_injection(const char *root, const char *name, const struct gp_c
 	return r;
 }
 
-/* The host is read once per start; again only when the policy loaded a module. */
-static int prepare_host(const char *root, const char *confdir, const char *name,
-			const struct gp_ctconf *conf, struct gp_plan *plan)
-{
-	unsigned int parts = conf->caps[0] ? GP_HOST_MIG : 0;
-	struct gp_host host;
-	int r = gp_host_read(root, parts, &host);
-
-	if (r < 0)
-		return r;
-	r = gp_hook_uvm(root, confdir, name, conf, &host, parts);
-	if (r == 0)
-		r = gp_plan_for_conf(root, &host, conf, GP_WHERE_LINE, NULL, plan);
-	if (r == 0)
-		r = gp_nodes_ensure(root, plan, host.params.modify != 0, false);
-	if (r == 0)
-		r = write_injection(root, name, conf, host.version);
-	gp_host_free(&host);
-	return r;
-}
-
 /* What one walk of the container's config finds: its device rules, a recipe's binds. */
 struct config_scan {
 	struct gp_cg_rules rules;
@@ -105,6 +85,7 @@ struct config_scan {
 	const char *root, *name;
 	const struct gp_plan *plan;
 	int binds;
+	bool idmapped; /* lxc.idmap: an unprivileged container, which cannot mknod */
 };
 
 /* "dev/X" or "/dev/X" onto a node of the plan (or nvidia-caps, the caps' directory). */
@@ -171,6 +152,7 @@ static int scan_line(const char *key, const char *value, const char *file, unsig
 	struct config_scan *s = user;
 	int r = gp_cg_rules_add(&s->rules, s->prefix, key, value);
 
+	s->idmapped |= strcmp(key, "lxc.idmap") == 0;
 	find_bind(s, key, value, file, line);
 	if (r == -E2BIG)
 		return gp_error_errno(r,
@@ -215,8 +197,8 @@ static int check_rules(const struct config_scan *s, const char *path)
 	return missing ? -EACCES : 0;
 }
 
-int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
-			 const char *root, const char *name)
+static int check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
+			const char *root, const char *name, bool *idmapped)
 {
 	struct config_scan *s = calloc(1, sizeof(*s));
 	int r;
@@ -231,8 +213,17 @@ int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struc
 		gp_error("Failed to read the container config \"%s\": %s", path, strerror(-r));
 	if (r == 0)
 		r = check_rules(s, path);
+	*idmapped = s->idmapped;
 	free(s);
 	return r;
+}
+
+int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
+			 const char *root, const char *name)
+{
+	bool idmapped;
+
+	return check_config(path, layout, plan, root, name, &idmapped);
 }
 
 /* No ini: on Proxmox VE, say the node and where the cluster keeps it. */
@@ -250,11 +241,92 @@ static void say_no_ini(const char *root, const char *confdir, const char *name)
 			 path ? path : confdir, name);
 }
 
+/*
+ * The plan is owned by the hook's parent, LXC's monitor of this container (LXC runs a hook
+ * as sh -c "exec HOOK ..."), which lives as long as the container: when it is gone, a plan
+ * left by a start that died without its post-stop holds nothing.
+ */
+static int set_owner(struct gp_plan *plan)
+{
+	pid_t monitor = getppid();
+
+	if (gp_proc_start_time(monitor, &plan->owner_start) < 0)
+		return gp_error_errno(-ESRCH,
+				      "Failed to read the start time of the hook's parent, LXC's "
+				      "monitor, from \"/proc/%d/stat\"",
+				      (int)monitor);
+	plan->owner = monitor;
+	return 0;
+}
+
+/* Device rules for every GPU a portable selection may get: each one a mknod away. */
+static void warn_privileged(const char *name, const struct gp_ctconf *conf)
+{
+	gp_warn("%s is privileged and devices = %s takes whichever GPUs are free, so its "
+		"device rules allow every GPU it may get: it can make their nodes and open "
+		"GPUs other containers hold; make it unprivileged (lxc.idmap), or select "
+		"fixed GPUs",
+		name, conf->devices);
+}
+
+/*
+ * From the choice of GPUs to the plan on disk under the allocation lock, so that two
+ * starts at once never take the same GPU, and a start that is refused writes no plan.
+ */
+static int plan_start(const char *root, const char *name, const struct gp_ctconf *conf,
+		      const struct gp_host *host, const char *lxc_config)
+{
+	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
+	bool idmapped = true;
+	int lock, r;
+
+	if (!plan)
+		return -ENOMEM;
+	lock = gp_alloc_lock(root, name);
+	if (lock < 0)
+		return lock;
+	r = gp_alloc_plan(root, name, host, conf, plan);
+	if (r == 0)
+		r = set_owner(plan);
+	if (r == 0)
+		r = gp_nodes_ensure(root, plan, host->params.modify != 0, false);
+	if (r == 0 && !lxc_config) {
+		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
+		r = -EINVAL;
+	}
+	if (r == 0)
+		r = check_config(lxc_config, gp_cgroup_layout(), plan, root, name, &idmapped);
+	if (r == 0)
+		r = write_state(gp_plan_path(root, name), gp_plan_format(plan));
+	gp_alloc_unlock(root, lock);
+	if (r == 0 && !idmapped && gp_selection_is_portable(conf->devices))
+		warn_privileged(name, conf);
+	return r;
+}
+
+/* The host is read once per start; again only when the policy loaded a module. */
+static int prepare_host(const char *root, const char *confdir, const char *name,
+			const struct gp_ctconf *conf, const char *lxc_config)
+{
+	unsigned int parts = conf->caps[0] ? GP_HOST_MIG : 0;
+	struct gp_host host;
+	int r = gp_host_read(root, parts, &host);
+
+	if (r < 0)
+		return r;
+	r = gp_hook_uvm(root, confdir, name, conf, &host, parts);
+	if (r == 0)
+		r = write_injection(root, name, conf, host.version);
+	if (r == 0)
+		r = plan_start(root, name, conf, &host, lxc_config);
+	gp_host_free(&host);
+	return r;
+}
+
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config)
 {
 	struct gp_ctconf conf, host;
-	struct gp_plan plan;
 	int r;
 
 	r = gp_ctconf_load(root, confdir, name, &conf);
@@ -265,17 +337,11 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 	if (r < 0)
 		return -EINVAL;
 	gp_ctconf_merge_host(&conf, &host);
-	r = prepare_host(root, confdir, name, &conf, &plan);
+	r = prepare_host(root, confdir, name, &conf, lxc_config);
+	/* LXC runs no post-stop for a start its pre-start refused: nothing of it stays. */
 	if (r < 0)
-		return r;
-	if (!lxc_config) {
-		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
-		return -EINVAL;
-	}
-	r = gp_hook_check_config(lxc_config, gp_cgroup_layout(), &plan, root, name);
-	if (r < 0)
-		return r;
-	return write_state(gp_plan_path(root, name), gp_plan_format(&plan));
+		gp_hook_post_stop(root, name);
+	return r;
 }
 
 static int read_plan(const char *root, const char *name, struct gp_plan *plan)

@@ -8,9 +8,12 @@
 #include "plan.h"
 
 /*
- * pre-start, in the host's namespaces: reads the ini and the host, makes the host
- * nodes, checks the container's device rules (from its LXC config file) and writes
- * the plan. Returns 0, -EINVAL for a configuration to fix, another -errno otherwise.
+ * pre-start, in the host's namespaces: reads the ini and the host, chooses the GPUs
+ * (alloc.c: under the allocation lock, a portable selection among those no other
+ * running container holds), makes the host nodes, checks the container's device rules
+ * (from its LXC config file) and writes the plan, owned by the hook's parent (LXC's
+ * monitor). Returns 0, -EINVAL for a configuration to fix, another -errno otherwise;
+ * a refused start leaves no plan.
  */
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config);
