@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "cluster.h"
 #include "commands.h"
 #include "paths.h"
@@ -33,9 +34,26 @@ static void container_state(const struct gp_cli *cli, const char *name, char *ou
 		lxc_container_put(c);
 }
 
+/* A running portable selection: the GPUs its start got, by index ("any:2 (0,3)"). */
+static void add_given(const struct gp_cli *cli, const char *name, struct row *r)
+{
+	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
+	size_t len = strlen(r->devices);
+
+	if (!plan || gp_alloc_read_plan(cli->root, name, plan) < 0 || plan->ngpus == 0 ||
+	    !gp_alloc_owner_alive(plan))
+		return;
+	for (size_t i = 0; i < plan->ngpus && len < sizeof(r->devices); i++)
+		len += (size_t)snprintf(r->devices + len, sizeof(r->devices) - len, "%s%u",
+					i ? "," : " (", plan->gpus[i].index);
+	if (len < sizeof(r->devices))
+		snprintf(r->devices + len, sizeof(r->devices) - len, ")");
+}
+
 static void list_row(const struct gp_cli *cli, bool pve, const char *name, struct row *r)
 {
 	struct gp_ctconf conf;
+	bool portable = false;
 	struct gp_verdict v;
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
@@ -44,11 +62,14 @@ static void list_row(const struct gp_cli *cli, bool pve, const char *name, struc
 			 conf.caps[0] ? " caps " : "", conf.caps);
 		snprintf(r->mode, sizeof(r->mode), "%s-%s", pve ? "pve" : "lxc",
 			 conf.mode[0] ? conf.mode : "hook");
+		portable = gp_selection_is_portable(conf.devices);
 	} else {
 		snprintf(r->devices, sizeof(r->devices), "(bad ini)");
 		snprintf(r->mode, sizeof(r->mode), "?");
 	}
 	container_state(cli, name, r->state, sizeof(r->state));
+	if (portable && strcmp(r->state, "RUNNING") == 0)
+		add_given(cli, name, r);
 	r->deep[0] = '\0';
 	if (gp_verdict_load(cli->root, name, &v) == 0) {
 		snprintf(r->verdict, sizeof(r->verdict), "%s, %ld min ago", v.status,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "commands.h"
 #include "ctconf.h"
 #include "deep.h"
@@ -22,9 +23,35 @@ struct probe_ctx {
 	struct gp_host_state hs; /* the host read first; the rest when a result needs HMM */
 	struct gp_plan plan;
 	bool chosen[GP_MAX_GPUS];
+	struct gp_plan_gpu given[GP_MAX_GPUS]; /* a portable selection's, from its start's plan */
+	size_t ngiven;
 	bool attached;
 	bool injected[GP_DEEP_COUNT]; /* the ini gives the capability's libraries */
 };
+
+/*
+ * A portable selection's GPUs are the ones its start got, as its plan records them: what
+ * the ini says is only which it could have had. -ENOENT when the plan says none here.
+ */
+static int started_with(const struct gp_cli *cli, const char *name, struct probe_ctx *p)
+{
+	_cleanup_free_ struct gp_plan *started = malloc(sizeof(*started));
+	int r;
+
+	if (!started)
+		return -ENOMEM;
+	r = gp_alloc_read_plan(cli->root, name, started);
+	if (r == 0 && !gp_alloc_owner_alive(started))
+		r = -ENOENT; /* a start that died: it got nothing that runs */
+	if (r == 0)
+		r = gp_alloc_plan_chosen(started, &p->hs.host, p->chosen);
+	if (r < 0)
+		return -ENOENT;
+	memcpy(p->given, started->gpus, started->ngpus * sizeof(started->gpus[0]));
+	p->ngiven = started->ngpus;
+	return gp_plan_for_chosen(cli->root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
+				  &p->plan);
+}
 
 /* The container's GPUs and nodes as its ini and today's host say; or all of the host's. */
 static int expectations(const struct gp_cli *cli, const char *name, struct probe_ctx *p)
@@ -47,6 +74,9 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 		return -EIO;
 	if (!p->attached)
 		return gp_plan_all(cli->root, &p->hs.host, &p->plan);
+	r = gp_selection_is_portable(p->conf.devices) ? started_with(cli, name, p) : -ENOENT;
+	if (r != -ENOENT)
+		return r;
 	return gp_plan_for_conf(cli->root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
 				&p->plan);
 }
@@ -66,10 +96,15 @@ static bool libcuda_is_injected(const struct gp_probe_result *r, const char *mod
 	       strcmp(r->libcuda_suffix, module) == 0;
 }
 
-static void print_text(const char *name, const struct gp_probe_result *r, const char *module,
-		       const struct gp_deep *deep, const struct gp_findings *f)
+static void print_text(const char *name, const struct probe_ctx *p, const struct gp_probe_result *r,
+		       const char *module, const struct gp_deep *deep, const struct gp_findings *f)
 {
 	printf("probe %s: %s in %.0f ms\n", name, status_name(r->status), r->elapsed_ms);
+	if (p->ngiven)
+		printf("  devices = %s: the start got", p->conf.devices);
+	for (size_t i = 0; i < p->ngiven; i++)
+		printf("%s GPU %u %s%s", i ? "," : "", p->given[i].index, p->given[i].uuid,
+		       i + 1 == p->ngiven ? "\n" : "");
 	if (r->libcuda_found)
 		printf("  glibc %s; libcuda %s (%s %s); driver API %d\n",
 		       r->glibc[0] ? r->glibc : "?", r->libcuda_path,
@@ -91,6 +126,21 @@ static void print_text(const char *name, const struct gp_probe_result *r, const 
 	if (deep)
 		gp_deep_print(r, deep);
 	gp_findings_print(f, stdout, "", false);
+}
+
+/* A portable selection's GPUs as its start got them: [{"index": 0, "uuid": "GPU-..."}]. */
+static struct json_object *given_json(const struct probe_ctx *p)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < p->ngiven; i++) {
+		struct json_object *g = json_object_new_object();
+
+		json_object_object_add(g, "index", json_object_new_int((int)p->given[i].index));
+		json_object_object_add(g, "uuid", json_object_new_string(p->given[i].uuid));
+		json_object_array_add(a, g);
+	}
+	return a;
 }
 
 static struct json_object *result_json(const char *name, const struct probe_ctx *p,
@@ -123,6 +173,8 @@ static struct json_object *result_json(const char *name, const struct probe_ctx 
 		json_object_array_add(devs, d);
 	}
 	json_object_object_add(o, "devices", devs);
+	if (p->ngiven)
+		json_object_object_add(o, "gpus", given_json(p));
 	for (size_t i = 0; i < r->nnodes; i++) {
 		struct json_object *n = json_object_new_object();
 		char path[80], rdev[32];
@@ -156,7 +208,7 @@ static void report(const struct gp_cli *cli, const char *name, const struct prob
 				   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
-		print_text(name, r, p->hs.host.version, deep, f);
+		print_text(name, p, r, p->hs.host.version, deep, f);
 	}
 	if (deep)
 		gp_deep_summary(deep, summary, sizeof(summary));
