@@ -7,6 +7,7 @@
 
 #include "checkreport.h"
 #include "cluster.h"
+#include "escape.h"
 
 static void print_group(FILE *out, const char *title, const struct gp_findings *f,
 			const char *probe, bool tty)
@@ -54,12 +55,14 @@ static void print_cluster(FILE *out, const struct gp_cluster_check *cc, bool tty
 	print_group(out, title, &cc->f, NULL, tty);
 	for (size_t i = 0; i < cc->n; i++) {
 		const struct gp_cluster_subject *s = &cc->subj[i];
-		char starts[512], line[1200];
+		const char *devices = s->ct->ini_status == 0 ? s->ct->conf.devices : "?";
+		char starts[512], esc[4 * sizeof(s->ct->conf.devices)], line[sizeof(esc) + 700];
 
+		/* The ini's text is the cluster's, written on any node: escaped for a terminal. */
+		gp_escape(esc, sizeof(esc), devices, strlen(devices), false);
 		starts_text(cc, s, starts, sizeof(starts));
 		snprintf(line, sizeof(line), "cluster container %s (node %s, devices %s): %s",
-			 s->ct->id, s->ct->node, s->ct->ini_status == 0 ? s->ct->conf.devices : "?",
-			 starts);
+			 s->ct->id, s->ct->node, esc, starts);
 		print_group(out, line, &s->f, NULL, tty);
 	}
 }
