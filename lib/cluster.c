@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "alloc.h"
 #include "cluster.h"
 #include "hoststate.h"
 #include "util.h"
@@ -631,57 +632,13 @@ static void explain_missing(const char *tok, const struct gp_node_inv *node, cha
 		append(why, size, "%s has no GPU at PCI address %s", node->node, tok);
 }
 
-/*
- * A counted token, any:N or model:TEXT:N ("model:TEXT" alone is one GPU): its count and the
- * text a model must contain (empty for any). 0, or -EINVAL for another token.
- */
-static int parse_counted(const char *tok, char *text, size_t size, unsigned int *n)
-{
-	const char *colon;
-
-	text[0] = '\0';
-	*n = 1;
-	if (strncasecmp(tok, "any:", 4) == 0)
-		return gp_parse_uint(tok + 4, n) == 0 && *n > 0 ? 0 : -EINVAL;
-	if (strncasecmp(tok, "model:", 6) != 0)
-		return -EINVAL;
-	tok += 6;
-	colon = strrchr(tok, ':');
-	if (colon && gp_parse_uint(colon + 1, n) == 0) {
-		if (*n == 0)
-			return -EINVAL;
-		snprintf(text, size, "%.*s", (int)(colon - tok), tok);
-	} else {
-		snprintf(text, size, "%s", tok);
-	}
-	return text[0] ? 0 : -EINVAL;
-}
-
-/* Chooses n free GPUs whose model contains text: true when there are that many. */
-static bool choose_counted(const struct gp_node_inv *node, const char *text, unsigned int n,
-			   bool *chosen, unsigned int *found)
-{
-	*found = 0;
-	for (size_t i = 0; i < node->ngpus; i++) {
-		if (chosen[i] || node->gpus[i].excluded ||
-		    (text[0] && !strcasestr(node->gpus[i].model, text)))
-			continue;
-		if (*found < n)
-			chosen[i] = true;
-		(*found)++;
-	}
-	return *found >= n;
-}
-
-/* The explicit tokens first (all, indexes, UUIDs, PCI addresses): 0, 1 refused, -EINVAL. */
-static int judge_explicit(char **tok, size_t ntok, const struct gp_node_inv *node, bool *chosen,
-			  char *why, size_t size)
+/* The explicit tokens (all, indexes, UUIDs, PCI addresses): 0, 1 refused, -EINVAL unknown. */
+static int judge_explicit(char **tok, size_t ntok, const struct gp_node_inv *node, char *why,
+			  size_t size)
 {
 	int r = 0;
 
 	for (size_t t = 0; t < ntok; t++) {
-		unsigned int n;
-		char text[8];
 		int i;
 
 		if (strcmp(tok[t], "all") == 0) {
@@ -689,58 +646,66 @@ static int judge_explicit(char **tok, size_t ntok, const struct gp_node_inv *nod
 				append(why, size, "all: %s has no NVIDIA GPU", node->node), r = 1;
 			continue;
 		}
-		if (parse_counted(tok[t], text, sizeof(text), &n) == 0 || r < 0)
-			continue;
 		i = find_explicit(tok[t], node);
 		if (i == -EINVAL) {
 			append(why, size, "\"%s\" is no selector this check knows", tok[t]);
-			r = -EINVAL;
-		} else if (i < 0) {
+			return -EINVAL;
+		}
+		if (i < 0) {
 			explain_missing(tok[t], node, why, size);
 			r = 1;
 		} else if (node->gpus[i].excluded) {
 			append(why, size, "%s: GPU %d (%s) is excluded by the driver on %s", tok[t],
 			       i, node->gpus[i].uuid, node->node);
 			r = 1;
-		} else {
-			chosen[i] = true;
 		}
 	}
 	return r;
 }
 
-static int judge_counted(char **tok, size_t ntok, const struct gp_node_inv *node, bool *chosen,
-			 char *why, size_t size)
+/*
+ * any:N, model:TEXT:N, read by alloc.c's own parser: N GPUs the node may give (before any
+ * other container there holds one, which only the start can know).
+ */
+static int judge_portable(const char *devices, const struct gp_node_inv *node, char *why,
+			  size_t size)
 {
-	char text[128], has[256];
-	unsigned int n, found;
-	int r = 0;
+	struct gp_log_capture said;
+	struct gp_portable p;
+	unsigned int n = 0;
+	char has[256];
+	int r;
 
-	for (size_t t = 0; t < ntok; t++) {
-		if (parse_counted(tok[t], text, sizeof(text), &n) < 0 ||
-		    choose_counted(node, text, n, chosen, &found))
-			continue;
-		describe_gpus(node, has, sizeof(has));
-		if (text[0])
-			append(why, size,
-			       "%s: %s has %u free GPU(s) whose model contains \"%s\" (it has %s)",
-			       tok[t], node->node, found, text, has);
-		else
-			append(why, size, "%s: %s has %u free GPU(s) (it has %s)", tok[t],
-			       node->node, found, has);
-		r = 1;
+	gp_log_capture_start(&said);
+	r = gp_portable_parse(devices, NULL, &p);
+	gp_log_capture_stop(&said);
+	if (r < 0) {
+		append(why, size, "%s", said.len ? said.text : "not a portable selection");
+		return -EINVAL;
 	}
-	return r;
+	for (size_t i = 0; i < node->ngpus; i++)
+		n += gp_portable_matches(&p, &node->gpus[i]);
+	if (n >= p.count)
+		return 0;
+	describe_gpus(node, has, sizeof(has));
+	if (p.model[0])
+		append(why, size,
+		       "model:%s:%u: %s has %u GPU(s) whose model contains \"%s\" (it has %s)",
+		       p.model, p.count, node->node, n, p.model, has);
+	else
+		append(why, size, "any:%u: %s has %u GPU(s) to give (it has %s)", p.count,
+		       node->node, n, has);
+	return 1;
 }
 
 int gp_selection_judge(const char *devices, const struct gp_node_inv *node, char *why, size_t size)
 {
 	char copy[1024], *tok[GP_MAX_GPUS * 2], *save = NULL;
-	bool chosen[GP_MAX_GPUS] = { false };
 	size_t ntok = 0;
-	int r, rc;
 
 	why[0] = '\0';
+	if (gp_selection_is_portable(devices))
+		return judge_portable(devices, node, why, size);
 	snprintf(copy, sizeof(copy), "%s", devices);
 	for (char *t = strtok_r(copy, ",", &save); t && ntok < GP_ARRAY_SIZE(tok);
 	     t = strtok_r(NULL, ",", &save))
@@ -750,11 +715,7 @@ int gp_selection_judge(const char *devices, const struct gp_node_inv *node, char
 		append(why, size, "it selects no GPU");
 		return -EINVAL;
 	}
-	r = judge_explicit(tok, ntok, node, chosen, why, size);
-	if (r < 0)
-		return r;
-	rc = judge_counted(tok, ntok, node, chosen, why, size);
-	return r || rc ? 1 : 0;
+	return judge_explicit(tok, ntok, node, why, size);
 }
 
 /* --- a container's start on a node ---------------------------------------------------- */

@@ -127,9 +127,10 @@ struct gp_start_verdict {
 };
 
 /*
- * The selection (an ini's devices: all, indexes, UUIDs, PCI addresses, any:N,
- * model:TEXT:N, comma-separated) against a node's GPUs: 0 it fits; 1 it does not and why
- * says each reason ("; "-joined); -EINVAL for a selector this judgement does not know.
+ * The selection (an ini's devices: all, indexes, UUIDs, PCI addresses, comma-separated;
+ * or any:N or model:TEXT:N alone, as lib/alloc.c parses them) against a node's GPUs: 0 it
+ * fits; 1 it does not and why says each reason ("; "-joined); -EINVAL for a selection
+ * this judgement does not know (why says).
  */
 int gp_selection_judge(const char *devices, const struct gp_node_inv *node, char *why, size_t size);
 

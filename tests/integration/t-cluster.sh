@@ -99,7 +99,7 @@ test_cluster_publish_and_check() {
 	# any:1 with its own user space (inject = no): B's driver is another.
 	start_on "$out" 9103 B | grep -q '^no: driver 590.48.01 on B, 580.159.04 on A: with inject = no'
 	# B's containers from A: model:B200:2 needs B200s; any:1 the older driver refuses.
-	start_on "$out" 9201 A | grep -q '^no: model:B200:2: A has 0 free GPU(s) whose model contains "B200" (it has 1 x NVIDIA H200)'
+	start_on "$out" 9201 A | grep -q '^no: model:B200:2: A has 0 GPU(s) whose model contains "B200" (it has 1 x NVIDIA H200)'
 	check "9201 on B" "yes: " "$(start_on "$out" 9201 B)"
 	start_on "$out" 9202 A | grep -q '^no: driver 580.159.04 on A, 590.48.01 on B'
 	start_on "$out" 9202 C | grep -q '^unknown: C has published no GPUs'

@@ -228,32 +228,31 @@ static void selections(void **state)
 	assert_int_equal(judge("any:1", &node_a, why), 0);
 	assert_int_equal(judge("any:1", &node_b, why), 0);
 	assert_int_equal(judge("any:2", &node_a, why), 1);
-	assert_string_equal(why, "any:2: A has 1 free GPU(s) (it has 1 x NVIDIA H200)");
+	assert_string_equal(why, "any:2: A has 1 GPU(s) to give (it has 1 x NVIDIA H200)");
 	assert_int_equal(judge("any:8", &node_b, why), 0);
-	assert_int_equal(judge("0,any:1", &node_a, why), 1); /* GPU 0 is taken already */
-	assert_int_equal(judge("0,any:7", &node_b, why), 0);
 	assert_int_equal(judge("model:B200:2", &node_b, why), 0);
 	assert_int_equal(judge("model:b200:2", &node_b, why), 0); /* case-insensitive */
 	assert_int_equal(judge("model:B200:2", &node_a, why), 1);
-	assert_string_equal(why, "model:B200:2: A has 0 free GPU(s) whose model contains "
-				 "\"B200\" (it has 1 x NVIDIA H200)");
-	assert_int_equal(judge("model:H200", &node_a, why), 0); /* one, without a count */
-	assert_int_equal(judge("model:NVIDIA H200:1", &node_a, why), 0);
+	assert_string_equal(why, "model:B200:2: A has 0 GPU(s) whose model contains \"B200\" (it "
+				 "has 1 x NVIDIA H200)");
+	assert_int_equal(judge("model:H200:1", &node_a, why), 0);
 	assert_int_equal(judge("model:B200:9", &node_b, why), 1);
 	/* Each reason, "; "-joined. */
-	assert_int_equal(judge(UUID_H200 ",any:2", &node_b, why), 1);
-	assert_int_equal(judge("5,any:2", &node_a, why), 1);
-	assert_string_equal(why, "index 5: A has GPU 0 only; any:2: A has 1 free GPU(s) (it has "
-				 "1 x NVIDIA H200)");
+	assert_int_equal(judge("5,3", &node_a, why), 1);
+	assert_string_equal(why, "index 5: A has GPU 0 only; index 3: A has GPU 0 only");
 	/* A GPU the driver excluded is not there to give. */
 	node_b.gpus[5].excluded = true;
 	assert_int_equal(judge("5", &node_b, why), 1);
 	assert_non_null(strstr(why, "excluded by the driver on B"));
 	assert_int_equal(judge("any:8", &node_b, why), 1);
 	assert_int_equal(judge("any:7", &node_b, why), 0);
-	/* What this judgement does not know is said, not guessed. */
-	assert_int_equal(judge("MIG-1234", &node_a, why), -EINVAL);
+	/* What lib/alloc.c would refuse, and what this judgement does not know, is said. */
+	assert_int_equal(judge("0,any:1", &node_a, why), -EINVAL);
+	assert_int_equal(judge("any:1,0", &node_a, why), -EINVAL);
+	assert_non_null(strstr(why, "stand alone"));
+	assert_int_equal(judge("model:H200", &node_a, why), -EINVAL); /* no count */
 	assert_int_equal(judge("any:0", &node_a, why), -EINVAL);
+	assert_int_equal(judge("MIG-1234", &node_a, why), -EINVAL);
 	assert_int_equal(judge(" , ", &node_a, why), -EINVAL);
 }
 
@@ -464,7 +463,7 @@ static void cluster_findings(void **state)
 		   NULL); /* inject = no, A's default */
 	assert_ids(ct_findings("201"), "cluster-start-refused", NULL);
 	x = finding(ct_findings("201"), "cluster-start-refused");
-	assert_non_null(strstr(x->evidence, "model:B200:2: A has 0 free GPU(s)"));
+	assert_non_null(strstr(x->evidence, "model:B200:2: A has 0 GPU(s)"));
 	/* Each container's verdict on each node, in the nodes' order: yes, no, unknown. */
 	assert_int_equal(cc.subj[0].starts[0].start, GP_START_YES);
 	assert_int_equal(cc.subj[0].starts[1].start, GP_START_NO);
