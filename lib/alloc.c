@@ -287,7 +287,7 @@ struct start {
 };
 
 /* The one message of a refused start: where, node, selection, why, the node's GPUs, what to do. */
-static int refuse(const struct start *s, const char *why, const char *fix)
+static int refuse(const struct start *s, int ret, const char *why, const char *fix)
 {
 	char node[GP_NODE_NAME_MAX + 8];
 	struct gp_buf b = { 0 };
@@ -299,7 +299,7 @@ static int refuse(const struct start *s, const char *why, const char *fix)
 	gp_buf_printf(&b, "; %s", fix);
 	gp_error("%s", b.data ? b.data : why);
 	gp_buf_free(&b);
-	return -EINVAL;
+	return ret;
 }
 
 static int refuse_too_few(const struct start *s, const struct gp_portable *p)
@@ -315,7 +315,7 @@ static int refuse_too_few(const struct start *s, const struct gp_portable *p)
 		 p->count == 1 ? "" : "s", model, have);
 	snprintf(fix, sizeof(fix),
 		 "stop a container that holds one, or start %s on a node with free GPUs", s->name);
-	return refuse(s, why, fix);
+	return refuse(s, -ENOSPC, why, fix); /* the node's state, not the ini: exit 3 */
 }
 
 /* The GPUs a plan of a start got, as the probe and list read them back. */
@@ -354,7 +354,7 @@ static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
 			 "on whichever node starts %s",
 			 s->name);
 	if (r < 0)
-		return refuse(s, said.text, fix);
+		return refuse(s, -EINVAL, said.text, fix);
 	if (!portable)
 		return 0;
 	if (gp_portable_parse(s->conf->devices, NULL, &p) < 0) /* select took it: never */

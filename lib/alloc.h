@@ -76,7 +76,8 @@ void gp_alloc_node_label(const char *root, char *out, size_t size);
  * taking free GPUs (held by no other live plan); plan->gpus names the GPUs it got. The
  * caller holds gp_alloc_lock and sets the owner. A refusal is one message, after the
  * ini's path:line, naming the node, the selection, why, and the node's GPUs (index,
- * model, UUID, who holds each): -EINVAL; -E2BIG, -ENOMEM, -errno otherwise.
+ * model, UUID, who holds each): -ENOSPC when too few are free, -EINVAL for a selection
+ * the node cannot meet; -E2BIG, -ENOMEM, -errno otherwise.
  */
 int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
 		  const struct gp_ctconf *conf, struct gp_plan *plan);

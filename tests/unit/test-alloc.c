@@ -244,7 +244,7 @@ static void refusal_names_holders(void **state)
 		snprintf(name, sizeof(name), "a%d", i);
 		write_owned(name, getpid(), my_start, u, 1);
 	}
-	assert_int_equal(alloc_plan("any:1", p), -EINVAL);
+	assert_int_equal(alloc_plan("any:1", p), -ENOSPC);
 	assert_int_equal(said.count, 1);
 	len = snprintf(want, sizeof(want),
 		       "/etc/gpu-provision/c9.ini:2: this host cannot give c9 devices = any:1: 1 "
@@ -258,7 +258,7 @@ static void refusal_names_holders(void **state)
 	assert_string_equal(said.text, want);
 	/* One let go: 1 free of the 2 wanted. */
 	sh("rm %s/run/gpu-provision/a5.plan", root);
-	assert_int_equal(alloc_plan("model:B200:2", p), -EINVAL);
+	assert_int_equal(alloc_plan("model:B200:2", p), -ENOSPC);
 	assert_non_null(strstr(said.text, "devices = model:B200:2: 2 free GPUs whose model "
 					  "contains \"B200\" wanted, 1 is free;"));
 	assert_non_null(strstr(said.text, "5 NVIDIA B200 " B200_UUID(5) " (free)"));
