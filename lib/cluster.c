@@ -594,8 +594,7 @@ static void describe_gpus(const struct gp_node_inv *node, char *buf, size_t size
 	}
 }
 
-/* The GPU a single explicit token names on node: its position, -ENOENT none, -EINVAL no such token.
- */
+/* The GPU one explicit token names on node: its position; -ENOENT none; -EINVAL no token. */
 static int find_explicit(const char *tok, const struct gp_node_inv *node)
 {
 	unsigned int idx;
@@ -620,11 +619,11 @@ static int find_explicit(const char *tok, const struct gp_node_inv *node)
 
 static void explain_missing(const char *tok, const struct gp_node_inv *node, char *why, size_t size)
 {
-	if (strspn(tok, "0123456789") == strlen(tok))
+	if (strspn(tok, "0123456789") == strlen(tok) && node->ngpus > 1)
+		append(why, size, "index %s: %s has GPUs 0-%zu", tok, node->node, node->ngpus - 1);
+	else if (strspn(tok, "0123456789") == strlen(tok))
 		append(why, size, "index %s: %s has %s", tok, node->node,
-		       node->ngpus == 0	  ? "no NVIDIA GPU"
-		       : node->ngpus == 1 ? "GPU 0 only"
-					  : "fewer GPUs");
+		       node->ngpus ? "GPU 0 only" : "no NVIDIA GPU");
 	else if (strncasecmp(tok, "GPU-", 4) == 0)
 		append(why, size, "%s is not on %s (a UUID names one GPU of one node)", tok,
 		       node->node);

@@ -217,6 +217,8 @@ static void selections(void **state)
 	assert_int_equal(judge("gpu-6AC7D90A-d0ef-add9-a6da-a7095d8b6460", &node_a, why), 0);
 	assert_int_equal(judge(UUID_B200_0 ",3", &node_b, why), 0);
 	assert_int_equal(judge("0", &node_a, why), 0);
+	assert_int_equal(judge("8", &node_b, why), 1);
+	assert_string_equal(why, "index 8: B has GPUs 0-7");
 	assert_int_equal(judge("3", &node_a, why), 1);
 	assert_string_equal(why, "index 3: A has GPU 0 only");
 	assert_int_equal(judge("0000:00:06.0", &node_a, why), 0);
