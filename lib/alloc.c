@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "alloc.h"
+#include "cgroup.h"
 #include "ctconf.h"
 #include "lock.h"
 #include "paths.h"
@@ -284,7 +285,37 @@ struct start {
 	const struct gp_host *host;
 	const struct gp_ctconf *conf;
 	const struct gp_held *held;
+	const struct gp_cg_rules *rules; /* the container's device rules, NULL: none read */
 };
+
+/* Whether the container's rules let it open host GPU i's /dev/nvidiaN. */
+static bool rules_cover(const struct start *s, size_t i)
+{
+	struct gp_node n = { .major = s->host->majors.nvidia, .minor = s->host->gpus[i].minor };
+
+	snprintf(n.name, sizeof(n.name), "nvidia%u", s->host->gpus[i].minor);
+	return !s->rules || gp_cg_rules_allow(s->rules, &n);
+}
+
+/*
+ * Free GPUs the container's rules already cover first: its config came from the node that
+ * attached it (a migration keeps the rules), so on another node these start without a
+ * rewrite of its rules. Only where too few are covered are the others taken, and the
+ * rules' check names what to run.
+ */
+static int choose_free(const struct start *s, const struct gp_portable *p, bool chosen[GP_MAX_GPUS])
+{
+	bool covered[GP_MAX_GPUS];
+
+	memcpy(covered, chosen, sizeof(covered));
+	for (size_t i = 0; i < s->host->ngpus; i++)
+		covered[i] = covered[i] && rules_cover(s, i);
+	if (gp_alloc_choose(s->host, p, s->held, covered) == 0) {
+		memcpy(chosen, covered, sizeof(covered));
+		return 0;
+	}
+	return gp_alloc_choose(s->host, p, s->held, chosen);
+}
 
 /* The one message of a refused start: where, node, selection, why, the node's GPUs, what to do. */
 static int refuse(const struct start *s, int ret, const char *why, const char *fix)
@@ -359,14 +390,15 @@ static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
 		return 0;
 	if (gp_portable_parse(s->conf->devices, NULL, &p) < 0) /* select took it: never */
 		return -EINVAL;
-	return gp_alloc_choose(s->host, &p, s->held, chosen) < 0 ? refuse_too_few(s, &p) : 0;
+	return choose_free(s, &p, chosen) < 0 ? refuse_too_few(s, &p) : 0;
 }
 
 int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
-		  const struct gp_ctconf *conf, struct gp_plan *plan)
+		  const struct gp_ctconf *conf, const struct gp_cg_rules *rules,
+		  struct gp_plan *plan)
 {
 	_cleanup_free_ struct gp_held *held = malloc(sizeof(*held));
-	struct start s = { root, name, host, conf, held };
+	struct start s = { root, name, host, conf, held, rules };
 	bool chosen[GP_MAX_GPUS];
 	int r;
 

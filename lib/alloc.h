@@ -11,6 +11,7 @@
 #include "plan.h"
 
 struct gp_ctconf;
+struct gp_cg_rules;
 
 /*
  * A portable selection: N GPUs of any model (any:N), or N whose model name contains TEXT,
@@ -77,10 +78,12 @@ void gp_alloc_node_label(const char *root, char *out, size_t size);
  * caller holds gp_alloc_lock and sets the owner. A refusal is one message, after the
  * ini's path:line, naming the node, the selection, why, and the node's GPUs (index,
  * model, UUID, who holds each): -ENOSPC when too few are free, -EINVAL for a selection
- * the node cannot meet; -E2BIG, -ENOMEM, -errno otherwise.
+ * the node cannot meet; -E2BIG, -ENOMEM, -errno otherwise. With rules (the container's
+ * device rules, or NULL), free GPUs they cover are taken before others.
  */
 int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
-		  const struct gp_ctconf *conf, struct gp_plan *plan);
+		  const struct gp_ctconf *conf, const struct gp_cg_rules *rules,
+		  struct gp_plan *plan);
 
 /*
  * Takes the exclusive flock on <root>/run/gpu-provision/alloc.lock for name's start,

@@ -273,19 +273,44 @@ static void warn_privileged(const char *name, const struct gp_ctconf *conf)
  * From the choice of GPUs to the plan on disk under the allocation lock, so that two
  * starts at once never take the same GPU, and a start that is refused writes no plan.
  */
+/*
+ * The container's device rules alone (its config walked with an empty plan), for a
+ * portable selection to prefer the GPUs they cover; NULL when there is no config to read.
+ */
+static struct config_scan *rules_of(const char *path, const char *root, const char *name)
+{
+	static const struct gp_plan none;
+	struct config_scan *s = path ? calloc(1, sizeof(*s)) : NULL;
+
+	if (!s)
+		return NULL;
+	*s = (struct config_scan){ .prefix = gp_cgroup_key_prefix(gp_cgroup_layout()),
+				   .root = root,
+				   .name = name,
+				   .plan = &none };
+	if (gp_lxcconf_walk(path, scan_line, s) < 0) {
+		free(s);
+		return NULL; /* check_config says why, after */
+	}
+	return s;
+}
+
 static int plan_start(const char *root, const char *name, const struct gp_ctconf *conf,
 		      const struct gp_host *host, const char *lxc_config)
 {
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
+	_cleanup_free_ struct config_scan *scan = NULL;
 	bool idmapped = true;
 	int lock, r;
 
 	if (!plan)
 		return -ENOMEM;
+	if (gp_selection_is_portable(conf->devices))
+		scan = rules_of(lxc_config, root, name);
 	lock = gp_alloc_lock(root, name);
 	if (lock < 0)
 		return lock;
-	r = gp_alloc_plan(root, name, host, conf, plan);
+	r = gp_alloc_plan(root, name, host, conf, scan ? &scan->rules : NULL, plan);
 	if (r == 0)
 		r = set_owner(plan);
 	if (r == 0)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "cgroup.h"
 #include "ctconf.h"
 #include "host.h"
 #include "log.h"
@@ -100,7 +101,7 @@ static int alloc_plan(const char *devices, struct gp_plan *plan)
 
 	conf_of(&conf, devices);
 	gp_log_capture_start(&said);
-	r = gp_alloc_plan(root, "c9", &b200, &conf, plan);
+	r = gp_alloc_plan(root, "c9", &b200, &conf, NULL, plan);
 	gp_log_capture_stop(&said);
 	return r;
 }
@@ -342,6 +343,38 @@ static void plan_chosen_by_uuid(void **state)
 	assert_int_equal(gp_alloc_plan_chosen(&p, &quad, c), -ENOENT);
 }
 
+/*
+ * The GPUs the container's rules cover come first (a config a migration brought keeps the
+ * rules the first node wrote); others only where too few of those are free.
+ */
+static void covered_gpus_first(void **state)
+{
+	struct gp_plan *p = malloc(sizeof(*p));
+	struct gp_cg_rules rules = { .deny_all = true };
+	struct gp_ctconf conf;
+
+	(void)state;
+	assert_non_null(p);
+	conf_of(&conf, "any:1");
+	assert_int_equal(gp_cg_rules_add(&rules, "lxc.cgroup2.devices", "lxc.cgroup2.devices.allow",
+					 "c 195:5 rwm"),
+			 0);
+	gp_log_capture_start(&said);
+	assert_int_equal(gp_alloc_plan(root, "c9", &b200, &conf, &rules, p), 0);
+	gp_log_capture_stop(&said);
+	assert_int_equal(p->ngpus, 1);
+	assert_string_equal(p->gpus[0].uuid, B200_UUID(5));
+	/* any:2: one is covered, too few: the first free ones in index order */
+	conf_of(&conf, "any:2");
+	gp_log_capture_start(&said);
+	assert_int_equal(gp_alloc_plan(root, "c9", &b200, &conf, &rules, p), 0);
+	gp_log_capture_stop(&said);
+	assert_int_equal(p->ngpus, 2);
+	assert_string_equal(p->gpus[0].uuid, B200_UUID(0));
+	assert_string_equal(p->gpus[1].uuid, B200_UUID(1));
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup(held_by_live_plans, fresh),
 		cmocka_unit_test(choose_first_free_in_index_order),
 		cmocka_unit_test_setup(start_takes_free_gpus, fresh),
+		cmocka_unit_test_setup(covered_gpus_first, fresh),
 		cmocka_unit_test_setup(refusal_names_holders, fresh),
 		cmocka_unit_test_setup(refusal_names_the_node, fresh),
 		cmocka_unit_test_setup(lock_file_lives_while_held, fresh),
