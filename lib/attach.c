@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "attach.h"
+#include "cluster.h"
+#include "alloc.h"
 #include "cgroup.h"
 #include "ctconf.h"
 #include "host.h"
@@ -44,6 +46,8 @@ static int lines_add(struct lines *l, const char *a, const char *b)
 	l->n++;
 	return 0;
 }
+
+static bool lines_have(const struct lines *l, const char *line);
 
 /*
  * One attach or detach at a time per confdir: the second waits for the first, so two
@@ -213,11 +217,71 @@ static int key_line(struct lines *l, const struct gp_target *t, const char *key,
 	return lines_add(l, k, value);
 }
 
+/* One device rule line, "c M:m rwm", under the layout's key; a rule there already stays one. */
+static int rule_line(struct lines *l, const struct gp_target *t, unsigned int major,
+		     unsigned int minor)
+{
+	char key[96], rule[64], line[160];
+
+	snprintf(key, sizeof(key), "%s.allow%s", gp_cgroup_key_prefix(gp_cgroup_layout()), t->sep);
+	snprintf(rule, sizeof(rule), "c %u:%u rwm", major, minor);
+	snprintf(line, sizeof(line), "%s%s", key, rule);
+	return lines_have(l, line) ? 0 : lines_add(l, key, rule);
+}
+
+/* The rules one published node needs: its own dynamic majors, a portable selection's GPUs. */
+static int node_rules(const struct gp_target *t, const struct gp_ctconf *conf,
+		      const struct gp_plan *plan, const struct gp_node_inv *inv, struct lines *l)
+{
+	struct gp_portable p;
+	int r = 0;
+
+	for (size_t i = 0; i < plan->n && r == 0; i++) {
+		const char *name = plan->nodes[i].name;
+
+		if (strncmp(name, "nvidia-uvm", 10) == 0 && inv->major_uvm)
+			r = rule_line(l, t, inv->major_uvm, plan->nodes[i].minor);
+		else if (strncmp(name, "nvidia-caps/", 12) == 0 && inv->major_caps)
+			r = rule_line(l, t, inv->major_caps, plan->nodes[i].minor);
+	}
+	if (!gp_selection_is_portable(conf->devices) ||
+	    gp_portable_parse(conf->devices, NULL, &p) < 0)
+		return r;
+	for (size_t i = 0; i < inv->ngpus && r == 0; i++)
+		if (gp_portable_matches(&p, &inv->gpus[i]))
+			r = rule_line(l, t, inv->major_nvidia ? inv->major_nvidia : 195,
+				      inv->gpus[i].minor);
+	return r;
+}
+
+/*
+ * On Proxmox VE the config follows the container to any node, and raw rules are not made
+ * anew there: the majors of nvidia-uvm and nvidia-caps are each node's own (dynamic), and a
+ * portable selection may get another node's GPUs. So the rules cover every node that
+ * published what it has (gpu-provision prepare there); key_line keeps each rule once.
+ */
+static int cluster_rules(const struct gp_attach_opts *o, const struct gp_target *t,
+			 const struct gp_ctconf *conf, const struct gp_plan *plan, struct lines *l)
+{
+	struct gp_cluster *c = t->kind == GP_TARGET_PVE ? malloc(sizeof(*c)) : NULL;
+	int r = 0;
+
+	if (!c || gp_cluster_read(o->root, o->confdir, c) < 0) {
+		free(c);
+		return 0; /* no cluster to read: this node's rules are all there is */
+	}
+	for (size_t i = 0; i < c->nnodes && r == 0; i++)
+		if (c->nodes[i].inv)
+			r = node_rules(t, conf, plan, c->nodes[i].inv, l);
+	gp_cluster_free(c);
+	free(c);
+	return r;
+}
+
 /* The hook lines and one device rule per node: "lxc.cgroup2.devices.allow = c 195:0 rwm". */
 static int hook_lines(const struct gp_attach_opts *o, const struct gp_target *t,
-		      const struct gp_plan *plan, struct lines *l)
+		      const struct gp_ctconf *conf, const struct gp_plan *plan, struct lines *l)
 {
-	const char *prefix = gp_cgroup_key_prefix(gp_cgroup_layout());
 	_cleanup_free_ char *cmd = NULL;
 	int r = hook_command(o, &cmd);
 
@@ -227,14 +291,10 @@ static int hook_lines(const struct gp_attach_opts *o, const struct gp_target *t,
 		r = key_line(l, t, t->autodev ? "lxc.hook.autodev" : "lxc.hook.mount", cmd);
 	if (r == 0)
 		r = key_line(l, t, "lxc.hook.post-stop", cmd);
-	for (size_t i = 0; i < plan->n && r == 0; i++) {
-		char key[64], rule[64];
-
-		snprintf(key, sizeof(key), "%s.allow", prefix);
-		snprintf(rule, sizeof(rule), "c %u:%u rwm", plan->nodes[i].major,
-			 plan->nodes[i].minor);
-		r = key_line(l, t, key, rule);
-	}
+	for (size_t i = 0; i < plan->n && r == 0; i++)
+		r = rule_line(l, t, plan->nodes[i].major, plan->nodes[i].minor);
+	if (r == 0)
+		r = cluster_rules(o, t, conf, plan, l);
 	return r;
 }
 
@@ -295,7 +355,7 @@ static int wanted_lines(const struct gp_attach_opts *o, const struct gp_target *
 	}
 	if (devn_mode(conf->mode))
 		return devn_lines(t, plan, admin_devs(t, old), add);
-	return hook_lines(o, t, plan, add);
+	return hook_lines(o, t, conf, plan, add);
 }
 
 /* devN entries need the nodes before Proxmox's own pre-start: the boot unit makes them. */

@@ -190,10 +190,15 @@ static int check_rules(const struct config_scan *s, const char *path)
 			 path, s->prefix, n->major, n->minor, n->name);
 		missing++;
 	}
-	if (missing)
+	if (missing && gp_root_is_pve(s->root))
+		gp_error("%d device rule(s) missing for this node's majors or GPUs: run "
+			 "gpu-provision prepare on each node of the cluster, then gpu-provision "
+			 "sync %s, so that its rules cover every node",
+			 missing, s->name);
+	else if (missing)
 		gp_error("%d device rule(s) missing for today's majors: run gpu-provision attach "
-			 "<name> again to rewrite them",
-			 missing);
+			 "%s again to rewrite them",
+			 missing, s->name);
 	return missing ? -EACCES : 0;
 }
 

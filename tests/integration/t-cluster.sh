@@ -171,3 +171,50 @@ test_cluster_list() {
 	set -e
 	check "exit off Proxmox VE" 2 "$rc"
 }
+
+# pct migrate: Proxmox rewrites the config and renames it into the target node's directory
+# (raw lxc.* lines survive); the ini stays where it is, in the cluster filesystem. Then a
+# start on B, as Proxmox does it: LXC's config made from B's copy, gpu-hook's pre-start run
+# by LXC there. A container attached on A by a portable selection gets a GPU of B's; one
+# selected by a UUID only A has is refused, naming node B, the selection and B's GPUs.
+test_cluster_migrate() {
+	local ini plan rdev
+	cluster_setup
+	ini=$CL/gpu-provision/9401.ini
+	# Both nodes published what they have: attach writes the rules every node needs (B's
+	# nvidia-uvm major is 511, A's 238).
+	gpA prepare >/dev/null 2>&1
+	gpB prepare >/dev/null 2>&1 || true # under --root a module change is printed
+	cluster_file nodes/A/lxc/9401.conf "$(printf 'arch: amd64\nhostname: mig\nostype: debian')"
+	gpA attach 9401 --gpus any:1 >/dev/null
+	grep -q 'devices.allow: c 511:0 rwm' "$CL/nodes/A/lxc/9401.conf"
+	grep -q 'devices.allow: c 195:7 rwm' "$CL/nodes/A/lxc/9401.conf"
+	check "the ini, in the cluster filesystem" 640 "$(stat -c %a "$ini")"
+	check "nothing of it in A's confdir" "" "$(ls "$A.conf" | grep 9401 || true)"
+	# Written anew (attach left it in Proxmox's own form), then renamed into B's directory.
+	cat "$CL/nodes/A/lxc/9401.conf" >"$CL/nodes/B/lxc/9401.conf.tmp"
+	mv "$CL/nodes/B/lxc/9401.conf.tmp" "$CL/nodes/B/lxc/9401.conf"
+	rm "$CL/nodes/A/lxc/9401.conf"
+	# B's LXC config from B's copy; the hook's --root and --confdir stand for the same
+	# paths on another machine.
+	new_container "$P" 9401
+	sed -e "s|--root $A |--root $B |g" -e "s|--confdir $A.conf|--confdir $B.conf|g" \
+		"$B/etc/pve/lxc/9401.conf" >"$WORK/9401.pve"
+	lxc_of_pve "$WORK/9401.pve" "$P/9401/config"
+	start 9401
+	plan=$B/run/gpu-provision/9401.plan
+	check "the GPU it got on B" "gpu 0 GPU-5eed0000-0000-4000-8000-000000000000" "$(grep '^gpu ' "$plan")"
+	rdev=$(in_ct "$P" 9401 "stat -c '%t:%T' /dev/nvidia0")
+	check "its node inside" "195:0" "$((16#${rdev%:*})):$((16#${rdev#*:}))"
+	stop 9401
+	# A UUID that only A has: the start on B is refused, and leaves nothing.
+	printf '[gpu]\ndevices = %s\n' "$UUID_A" >"$ini"
+	if lxc-start -P "$P" -n 9401 -l DEBUG -o "$WORK/9401.log"; then
+		echo "    started with A's UUID on B"
+		return 1
+	fi
+	grep -q "node B" "$WORK/9401.log"
+	grep -q "$UUID_A" "$WORK/9401.log"
+	grep -q "NVIDIA B200" "$WORK/9401.log"
+	check "no plan left on B" absent "$([ -e "$plan" ] && echo present || echo absent)"
+}
