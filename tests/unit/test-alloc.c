@@ -2,6 +2,8 @@
 /* GPUs given at each start: who holds what, whose a plan is, the choice and its refusals. */
 #include "unit.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include "host.h"
 #include "log.h"
 #include "plan.h"
+#include "util.h"
 
 static struct gp_host quad, b200;
 static char root[64];
@@ -147,6 +150,38 @@ static void owner_liveness(void **state)
 	assert_false(gp_alloc_owner_alive(&p));
 }
 
+/* An owner that has exited but is not yet reaped (a zombie) runs no more: its plan is stale. */
+static void zombie_owner_gone(void **state)
+{
+	struct gp_plan p = { 0 };
+	unsigned long long start = 0;
+	char path[64], st = 0;
+	pid_t child;
+
+	(void)state;
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	assert_true(child > 0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)child);
+	for (int i = 0; i < 500 && st != 'Z'; i++) {
+		char *buf = NULL;
+
+		if (gp_read_file(path, 4096, &buf, NULL) < 0 ||
+		    gp_parse_proc_stat(buf, &st, &start) < 0)
+			st = 0;
+		free(buf);
+		if (st != 'Z')
+			usleep(10 * 1000);
+	}
+	assert_int_equal(st, 'Z'); /* exited, its /proc entry still there until waitpid */
+	p.owner = child;
+	p.owner_start = start;
+	assert_false(gp_alloc_owner_alive(&p));
+	assert_int_equal(gp_proc_start_time(child, &start), -ENOENT);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+}
+
 /* The other plans, live ones only; a version 1 plan by its nodes; a damaged one said. */
 static void held_by_live_plans(void **state)
 {
@@ -179,6 +214,45 @@ static void held_by_live_plans(void **state)
 	sh("rm -rf %s/run", root);
 	assert_int_equal(gp_alloc_held(root, "c9", &quad, &held), 0);
 	assert_string_equal(held.by[0], "");
+}
+
+/* any:N and model:TEXT:N: alone, N from 1 to 64, TEXT without ':', ',' or blanks. */
+static void portable_parse(void **state)
+{
+	static const char *const bad[] = {
+		"any:0",       "any:65",	"any:",	      "any:x",	  "any:1,0",
+		"any:1, 0",    "model:B200:65", "model:B200", "model::1", "model:B 200:1",
+		"model:a,b:1", "model:B200:0",	"0",	      "all",
+	};
+	struct gp_portable p;
+	struct gp_gpu gpu = b200.gpus[0];
+
+	(void)state;
+	assert_int_equal(gp_portable_parse(" any:64 ", NULL, &p), 0);
+	assert_true(p.count == 64 && p.model[0] == '\0');
+	assert_int_equal(gp_portable_parse("model:B200:2", NULL, &p), 0);
+	assert_int_equal(p.count, 2);
+	assert_string_equal(p.model, "B200");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		gp_log_capture_start(&said);
+		if (gp_portable_parse(bad[i], "c9.ini:2", &p) != -EINVAL)
+			fail_msg("took \"%s\"", bad[i]);
+		gp_log_capture_stop(&said);
+		assert_int_equal(said.count, 1); /* each refusal said, after the ini's line */
+		assert_true(strncmp(said.text, "c9.ini:2: ", 10) == 0);
+	}
+	/* TEXT anywhere in the model name, in any case; never a GPU the driver excluded. */
+	snprintf(p.model, sizeof(p.model), "b200");
+	assert_string_equal(gpu.model, "NVIDIA B200");
+	assert_true(gp_portable_matches(&p, &gpu));
+	snprintf(p.model, sizeof(p.model), "NVIDIA");
+	assert_true(gp_portable_matches(&p, &gpu));
+	snprintf(p.model, sizeof(p.model), "H100");
+	assert_false(gp_portable_matches(&p, &gpu));
+	p.model[0] = '\0';
+	assert_true(gp_portable_matches(&p, &gpu));
+	gpu.excluded = true;
+	assert_false(gp_portable_matches(&p, &gpu));
 }
 
 static void choose_first_free_in_index_order(void **state)
@@ -327,6 +401,54 @@ static void lock_file_lives_while_held(void **state)
 	gp_alloc_unlock(root, fd);
 }
 
+/*
+ * A second start waits while another holds the lock, and takes it on the file that is there
+ * then: the holder removed the one it held before letting go.
+ */
+static void lock_waits_for_holder(void **state)
+{
+	char path[128], c;
+	struct stat a, b;
+	int pipefd[2], fd, other, status;
+	pid_t holder;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/run/gpu-provision/alloc.lock", root);
+	assert_int_equal(pipe(pipefd), 0);
+	holder = fork();
+	assert_true(holder >= 0);
+	if (holder == 0) {
+		int held = gp_alloc_lock(root, "c1");
+
+		if (held < 0 || write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		usleep(500 * 1000);
+		gp_alloc_unlock(root, held);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], &c, 1), 1);
+	close(pipefd[0]);
+	/* Held: any other start's flock of the file finds it taken. */
+	other = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(other >= 0);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
+	assert_int_equal(errno, EWOULDBLOCK);
+	close(other);
+	fd = gp_alloc_lock(root, "c9"); /* waits for c1, well within the deadline */
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat(path, &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	other = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(other >= 0);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
+	close(other);
+	gp_alloc_unlock(root, fd);
+	assert_int_equal(waitpid(holder, &status, 0), holder);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* Read back by UUID: a GPU this host lacks, or a plan that records none, gives -ENOENT. */
 static void plan_chosen_by_uuid(void **state)
 {
@@ -380,13 +502,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(proc_stat_parse),
 		cmocka_unit_test(owner_liveness),
+		cmocka_unit_test(zombie_owner_gone),
 		cmocka_unit_test_setup(held_by_live_plans, fresh),
+		cmocka_unit_test(portable_parse),
 		cmocka_unit_test(choose_first_free_in_index_order),
 		cmocka_unit_test_setup(start_takes_free_gpus, fresh),
 		cmocka_unit_test_setup(covered_gpus_first, fresh),
 		cmocka_unit_test_setup(refusal_names_holders, fresh),
 		cmocka_unit_test_setup(refusal_names_the_node, fresh),
 		cmocka_unit_test_setup(lock_file_lives_while_held, fresh),
+		cmocka_unit_test_setup(lock_waits_for_holder, fresh),
 		cmocka_unit_test(plan_chosen_by_uuid),
 	};
 	return cmocka_run_group_tests_name("alloc", tests, setup, teardown);

@@ -239,6 +239,10 @@ static void selections(void **state)
 				 "has 1 x NVIDIA H200)");
 	assert_int_equal(judge("model:H200:1", &node_a, why), 0);
 	assert_int_equal(judge("model:B200:9", &node_b, why), 1);
+	/* N is 1 to 64, as lib/alloc.c reads it: 65 is no count of GPUs, not merely too many. */
+	assert_int_equal(judge("any:64", &node_b, why), 1);
+	assert_int_equal(judge("any:65", &node_b, why), -EINVAL);
+	assert_int_equal(judge("model:B200:65", &node_b, why), -EINVAL);
 	/* Each reason, "; "-joined. */
 	assert_int_equal(judge("5,3", &node_a, why), 1);
 	assert_string_equal(why, "index 5: A has GPU 0 only; index 3: A has GPU 0 only");
