@@ -480,8 +480,10 @@ static int add_ct(struct gp_cluster *c, const char *root, const char *confdir, c
 	c->cts = grown;
 	ct = &c->cts[c->ncts++];
 	memset(ct, 0, sizeof(*ct));
-	snprintf(ct->id, sizeof(ct->id), "%s", id);
-	snprintf(ct->node, sizeof(ct->node), "%s", node);
+	/* Both checked before: an ID of digits (pve_id), a node's name (gp_pve_node_name's rule).
+	 */
+	memcpy(ct->id, id, strnlen(id, sizeof(ct->id) - 1));
+	memcpy(ct->node, node, strnlen(node, sizeof(ct->node) - 1));
 	gp_log_capture_start(&said);
 	ct->ini_status = gp_ctconf_load(root, confdir, id, &ct->conf);
 	gp_log_capture_stop(&said);

@@ -57,7 +57,7 @@ int gp_pve_node_name(const char *root, char name[GP_NODE_NAME_MAX])
 	    strlen(node) >= GP_NODE_NAME_MAX ||
 	    node[strspn(node, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")])
 		return -EINVAL;
-	snprintf(name, GP_NODE_NAME_MAX, "%s", node);
+	memcpy(name, node, strlen(node) + 1); /* shorter than GP_NODE_NAME_MAX: checked */
 	return 0;
 }
 

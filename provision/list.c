@@ -239,13 +239,14 @@ static int list_cluster(const struct gp_cli *cli)
 
 int gp_cmd_list(const struct gp_cli *cli)
 {
-	struct json_object *arr = json_object_new_array();
 	bool pve = cli->pve || gp_root_is_pve(cli->root);
+	struct json_object *arr;
 	char **names = NULL;
 	int n;
 
 	if (cli->cluster)
 		return list_cluster(cli);
+	arr = json_object_new_array();
 	n = gp_inventory_names(cli->root, cli->confdir, &names);
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
