@@ -202,20 +202,23 @@ int gp_alloc_held(const char *root, const char *self, const struct gp_host *host
 		  struct gp_held *held)
 {
 	_cleanup_free_ char *dir = gp_path(root, GP_RUNDIR);
-	struct dirent *e;
-	DIR *d;
+	struct dirent **list = NULL;
+	int n;
 
 	memset(held, 0, sizeof(*held));
 	if (!dir)
 		return -ENOMEM;
-	d = opendir(dir);
-	if (!d && errno == ENOENT)
+	/* In name order: which holder a refusal names first does not depend on the fs. */
+	n = scandir(dir, &list, NULL, alphasort);
+	if (n < 0 && errno == ENOENT)
 		return 0;
-	if (!d)
+	if (n < 0)
 		return gp_error_errno(-errno, "Failed to read \"%s\"", dir);
-	while ((e = readdir(d)))
-		read_one(dir, e->d_name, self, host, held);
-	closedir(d);
+	for (int i = 0; i < n; i++) {
+		read_one(dir, list[i]->d_name, self, host, held);
+		free(list[i]);
+	}
+	free(list);
 	return 0;
 }
 
