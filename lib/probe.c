@@ -112,18 +112,13 @@ static bool is_capability(const char *cap)
 /* A device word: an ordinal below the devices the probe reported, or "-" (-1). */
 static int parse_ordinal(const char *word, const struct gp_probe_result *r, int *out)
 {
-	char *end;
-	long v;
+	unsigned int v;
 
 	if (strcmp(word, "-") == 0) {
 		*out = -1;
 		return 0;
 	}
-	if (word[0] < '0' || word[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtol(word, &end, 10);
-	if (errno || *end || v >= r->ndevices)
+	if (gp_parse_uint(word, &v) < 0 || r->ndevices < 0 || v >= (unsigned int)r->ndevices)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
