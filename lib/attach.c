@@ -125,7 +125,6 @@ static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 {
 	_cleanup_free_ char *path = gp_applied_path(o->root, o->confdir, o->name);
-	_cleanup_free_ char *local = gp_local_applied_path(o->confdir, o->name);
 	struct gp_buf b = { 0 };
 	int r = gp_buf_printf(&b, "%s", "");
 
@@ -136,11 +135,32 @@ static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 	if (r == 0 && path)
 		r = gp_write_file_atomic(path, b.data, b.len, gp_container_file_mode(o->root),
 					 GP_DURABLE);
-	/* On Proxmox VE it moved into the cluster filesystem: one left in confdir goes. */
-	if (r == 0 && path && local && strcmp(path, local) != 0)
-		unlink(local);
 	gp_buf_free(&b);
-	return path ? r : -ENOMEM;
+	if (!path)
+		return -ENOMEM;
+	return r < 0 ? gp_ctconf_write_failed(o->root, path, r) : 0;
+}
+
+/* On Proxmox VE the ini and .applied moved into the cluster filesystem: a node's copies go. */
+static void drop_node_local(const struct gp_attach_opts *o)
+{
+	char *pairs[2][2] = {
+		{ gp_ini_path(o->root, o->confdir, o->name),
+		  gp_local_ini_path(o->confdir, o->name) },
+		{ gp_applied_path(o->root, o->confdir, o->name),
+		  gp_local_applied_path(o->confdir, o->name) },
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *moved = pairs[i][0], *local = pairs[i][1];
+
+		if (moved && local && strcmp(moved, local) != 0 && unlink(local) < 0 &&
+		    errno != ENOENT)
+			gp_warn("%s moved to %s, but the old copy stays: %s; remove it", local,
+				moved, strerror(errno));
+		free(pairs[i][0]);
+		free(pairs[i][1]);
+	}
 }
 
 /*
@@ -463,8 +483,7 @@ static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 	if (r == 0)
 		r = write_applied(o, &both);
 	if (r < 0) {
-		gp_error("Failed to record the lines for \"%s\" in %s: %s; nothing was changed",
-			 t->config, o->confdir, strerror(-r));
+		gp_error("nothing of \"%s\" was changed", t->config);
 		return r;
 	}
 	r = write_ini_and_config(o, t, conf, &out, add);
@@ -474,11 +493,12 @@ static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 	}
 	w = write_applied(o, add);
 	if (w < 0) {
-		gp_error("Failed to record what was added to \"%s\": %s; detach still takes "
-			 "it out, with the previous attach's lines",
-			 t->config, strerror(-w));
+		gp_error("\"%s\" was changed, but not the record of it: detach still takes out "
+			 "what was added, with the previous attach's lines",
+			 t->config);
 		return w;
 	}
+	drop_node_local(o);
 	return r;
 }
 

@@ -627,32 +627,35 @@ int gp_ctconf_check_readable(const struct gp_ctconf *conf)
 	return r;
 }
 
+int gp_ctconf_write_failed(const char *root, const char *path, int r)
+{
+	_cleanup_free_ char *cluster = gp_path(root, GP_CLUSTER_DIR "/");
+	bool in_cluster = cluster && strncmp(path, cluster, strlen(cluster)) == 0;
+
+	if (in_cluster && (r == -EACCES || r == -EROFS))
+		return gp_error_errno(r,
+				      "Failed to write \"%s\": the cluster filesystem takes writes "
+				      "only with quorum (pvecm status); run it again once the node "
+				      "is quorate",
+				      path);
+	return gp_error_errno(r, "Failed to write \"%s\"", path);
+}
+
 int gp_ctconf_save(const char *root, const char *confdir, const char *name,
 		   const struct gp_ctconf *conf)
 {
 	_cleanup_free_ char *path = gp_ini_path(root, confdir, name),
 			    *text = gp_ctconf_format(conf);
-	_cleanup_free_ char *local = gp_local_ini_path(confdir, name);
 	int r;
 
-	if (!text || !path || !local)
+	if (!text || !path)
 		return -ENOMEM;
 	r = gp_ctconf_check_readable(conf);
 	if (r < 0)
 		return r;
 	r = gp_mkdir_parents(path);
-	if (r < 0)
-		return gp_error_errno(r, "Failed to create the folder of \"%s\"", path);
-	r = gp_write_file_atomic(path, text, strlen(text), gp_container_file_mode(root),
-				 GP_DURABLE);
-	if (r == -EACCES && strcmp(path, local) != 0)
-		return gp_error_errno(r,
-				      "Failed to write \"%s\": the cluster filesystem is "
-				      "read-only without quorum (pvecm status)",
-				      path);
-	if (r < 0)
-		return gp_error_errno(r, "Failed to write \"%s\"", path);
-	if (strcmp(path, local) != 0 && unlink(local) < 0 && errno != ENOENT)
-		gp_warn("the ini moved to %s, but %s stays: %s", path, local, strerror(errno));
-	return 0;
+	if (r == 0)
+		r = gp_write_file_atomic(path, text, strlen(text), gp_container_file_mode(root),
+					 GP_DURABLE);
+	return r < 0 ? gp_ctconf_write_failed(root, path, r) : 0;
 }

@@ -103,8 +103,15 @@ void gp_ctconf_init(struct gp_ctconf *conf);
 int gp_ctconf_check_readable(const struct gp_ctconf *conf);
 
 /*
+ * Says that writing a container's own file (path) failed with r, and returns r: in the
+ * cluster filesystem a refused write is most often pmxcfs without quorum, and says so.
+ */
+int gp_ctconf_write_failed(const char *root, const char *path, int r);
+
+/*
  * Writes the container's ini atomically (gp_ini_path, gp_container_file_mode) when it reads
- * back (above); on Proxmox VE, one left in confdir from before is then removed: it moved.
+ * back (above). On Proxmox VE one left in confdir from before stays: the caller removes it
+ * once what depends on the new one is written too.
  */
 int gp_ctconf_save(const char *root, const char *confdir, const char *name,
 		   const struct gp_ctconf *conf);

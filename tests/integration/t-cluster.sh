@@ -218,3 +218,43 @@ test_cluster_migrate() {
 	grep -q "NVIDIA B200" "$WORK/9401.log"
 	check "no plan left on B" absent "$([ -e "$plan" ] && echo present || echo absent)"
 }
+
+# A node-local ini (from before the cluster filesystem held them) and a config edit that
+# fails (A's view of nodes/ read-only): the ini stays where it was, as it was, and none is
+# left in the cluster; once the edit succeeds it moves. Then the cluster filesystem
+# read-only, as pmxcfs is without quorum: attach says so, naming the file, and changes
+# nothing.
+test_cluster_failed_edit_and_quorum() {
+	local conf before
+	cluster_setup
+	conf=$CL/nodes/A/lxc/9501.conf
+	cluster_file nodes/A/lxc/9501.conf "$(printf 'arch: amd64\nhostname: q\nostype: debian')"
+	printf '[gpu]\ndevices = 0\n' >"$A.conf/9501.ini"
+	before=$(cat "$conf")
+	mount -o remount,ro,bind "$A/etc/pve/nodes"
+	set +e
+	gpA attach 9501 --gpus 0 2>"$WORK/cl.q.err"
+	rc=$?
+	set -e
+	mount -o remount,rw,bind "$A/etc/pve/nodes"
+	check "failed edit: exit" 3 "$rc"
+	check "the config as it was" "$before" "$(cat "$conf")"
+	check "the node's ini as it was" "$(printf '[gpu]\ndevices = 0')" "$(cat "$A.conf/9501.ini")"
+	check "no ini in the cluster" absent "$([ -e "$CL/gpu-provision/9501.ini" ] && echo present || echo absent)"
+	gpA attach 9501 --gpus 0 >/dev/null
+	check "moved" "absent 640" "$([ -e "$A.conf/9501.ini" ] && echo present || echo absent) $(stat -c %a "$CL/gpu-provision/9501.ini")"
+	check "no .applied left in confdir" absent "$([ -e "$A.conf/9501.applied" ] && echo present || echo absent)"
+	cluster_file nodes/A/lxc/9502.conf "$(printf 'arch: amd64\nhostname: q\nostype: debian')"
+	before=$(cat "$CL/nodes/A/lxc/9502.conf")
+	mount -o remount,ro,bind "$A/etc/pve/gpu-provision"
+	set +e
+	gpA attach 9502 --gpus 0 2>"$WORK/cl.q.err"
+	rc=$?
+	set -e
+	mount -o remount,rw,bind "$A/etc/pve/gpu-provision"
+	check "no quorum: exit" 3 "$rc"
+	grep -q "$A/etc/pve/gpu-provision/9502.applied\": the cluster filesystem takes writes only with quorum" "$WORK/cl.q.err" ||
+		{ cat "$WORK/cl.q.err"; return 1; }
+	check "the config as it was" "$before" "$(cat "$CL/nodes/A/lxc/9502.conf")"
+	check "no ini anywhere" "absent absent" "$([ -e "$CL/gpu-provision/9502.ini" ] && echo present || echo absent) $([ -e "$A.conf/9502.ini" ] && echo present || echo absent)"
+}

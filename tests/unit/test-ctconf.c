@@ -582,7 +582,8 @@ static void pve_layout(const char *link)
 
 /*
  * On Proxmox VE the ini lives in the cluster filesystem, 0640 as pmxcfs keeps files (it
- * refuses any other mode); one a node kept in confdir before is read, and moves on save.
+ * refuses any other mode); one a node kept in confdir before is read, and the cluster's
+ * copy is read first once saved.
  */
 static void cluster_ini_moves(void **state)
 {
@@ -606,9 +607,11 @@ static void cluster_ini_moves(void **state)
 	assert_int_equal(gp_ctconf_save(dir, confdir, "101", &c), 0);
 	assert_int_equal(stat(cluster, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
-	assert_int_equal(access(local, F_OK), -1);
+	/* The node's copy stays for attach to remove once the config is written too. */
+	assert_int_equal(access(local, F_OK), 0);
 	assert_int_equal(gp_ctconf_load(dir, confdir, "101", &c), 0);
 	assert_string_equal(c.path, cluster);
+	assert_string_equal(c.devices, "1");
 	assert_int_equal(gp_pve_node_name(dir, node), 0);
 	assert_string_equal(node, "pve-a");
 }
