@@ -97,24 +97,16 @@ static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 {
 	_cleanup_free_ char *path = gp_applied_path_to_read(o->root, o->confdir, o->name);
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -1;
 	char *save = NULL;
-	struct stat st;
 	int r;
 
 	if (!path)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
+	r = gp_ctconf_read_owned(path, GP_APPLIED_MAX_SIZE, &buf);
+	if (r == -ENOENT)
 		return 0;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return gp_error_errno(-errno, "Failed to open \"%s\"", path);
-	/* Checked and read through one descriptor: the path may not name it twice. */
-	r = gp_ctconf_check_owner(path, &st);
-	if (r == -EPERM)
+	if (r == -EPERM || r == -EFBIG)
 		return -EINVAL; /* a file for the admin to fix, as a refused ini is */
-	if (r == 0)
-		r = gp_read_fd(fd, 256 * 1024, &buf, NULL);
 	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t;
 	     t = strtok_r(NULL, "\n", &save))
 		if ((r = lines_add(l, t, "")) < 0)
@@ -249,28 +241,64 @@ static int rule_line(struct lines *l, const struct gp_target *t, unsigned int ma
 	return lines_have(l, line) ? 0 : lines_add(l, key, rule);
 }
 
+/* The first node of the cluster whose published majors give major to another driver. */
+static const char *other_driver_node(const struct gp_cluster *c, unsigned int major)
+{
+	for (size_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].inv && gp_major_set_has(&c->nodes[i].inv->other_majors, major))
+			return c->nodes[i].name;
+	return NULL;
+}
+
+/*
+ * Node inv's rule for its /dev/node, unless another node gives that major to another
+ * driver: the rule would open that driver's devices there (a mknod away in a privileged
+ * container), so the container goes without it and cannot start on inv's node.
+ */
+static int node_rule(const struct gp_target *t, const struct gp_cluster *c,
+		     const struct gp_node_inv *inv, const char *node, unsigned int major,
+		     unsigned int minor, struct lines *l)
+{
+	const char *other = other_driver_node(c, major);
+
+	if (!other)
+		return rule_line(l, t, major, minor);
+	gp_warn("no rule for node %s's /dev/%s (major %u): on node %s that major is another "
+		"driver's, which the rule would open there; the container will not start on %s "
+		"with its GPUs. Load NVIDIA's modules at the same point of boot on every node "
+		"(gpu-provision prepare --persist) so that their majors agree, then "
+		"gpu-provision sync",
+		inv->node, node, major, other, inv->node);
+	return 0;
+}
+
 /* The rules one published node needs: its own dynamic majors, a portable selection's GPUs. */
 static int node_rules(const struct gp_target *t, const struct gp_ctconf *conf,
-		      const struct gp_plan *plan, const struct gp_node_inv *inv, struct lines *l)
+		      const struct gp_plan *plan, const struct gp_cluster *c,
+		      const struct gp_node_inv *inv, struct lines *l)
 {
 	struct gp_portable p;
+	char node[32];
 	int r = 0;
 
 	for (size_t i = 0; i < plan->n && r == 0; i++) {
 		const char *name = plan->nodes[i].name;
 
 		if (strncmp(name, "nvidia-uvm", 10) == 0 && inv->major_uvm)
-			r = rule_line(l, t, inv->major_uvm, plan->nodes[i].minor);
+			r = node_rule(t, c, inv, name, inv->major_uvm, plan->nodes[i].minor, l);
 		else if (strncmp(name, "nvidia-caps/", 12) == 0 && inv->major_caps)
-			r = rule_line(l, t, inv->major_caps, plan->nodes[i].minor);
+			r = node_rule(t, c, inv, name, inv->major_caps, plan->nodes[i].minor, l);
 	}
 	if (!gp_selection_is_portable(conf->devices) ||
 	    gp_portable_parse(conf->devices, NULL, &p) < 0)
 		return r;
-	for (size_t i = 0; i < inv->ngpus && r == 0; i++)
-		if (gp_portable_matches(&p, &inv->gpus[i]))
-			r = rule_line(l, t, inv->major_nvidia ? inv->major_nvidia : 195,
-				      inv->gpus[i].minor);
+	for (size_t i = 0; i < inv->ngpus && r == 0; i++) {
+		if (!gp_portable_matches(&p, &inv->gpus[i]))
+			continue;
+		snprintf(node, sizeof(node), "nvidia%u", inv->gpus[i].minor);
+		r = node_rule(t, c, inv, node, inv->major_nvidia ? inv->major_nvidia : 195,
+			      inv->gpus[i].minor, l);
+	}
 	return r;
 }
 
@@ -292,7 +320,7 @@ static int cluster_rules(const struct gp_attach_opts *o, const struct gp_target 
 	}
 	for (size_t i = 0; i < c->nnodes && r == 0; i++)
 		if (c->nodes[i].inv)
-			r = node_rules(t, conf, plan, c->nodes[i].inv, l);
+			r = node_rules(t, conf, plan, c, c->nodes[i].inv, l);
 	gp_cluster_free(c);
 	free(c);
 	return r;

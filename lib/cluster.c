@@ -66,6 +66,7 @@ void gp_node_inv_from_state(const char *node, const struct gp_host_state *s,
 	inv->major_nvidia = h->majors.nvidia;
 	inv->major_uvm = h->majors.uvm;
 	inv->major_caps = h->majors.caps;
+	inv->other_majors = h->majors.other;
 	inv->uvm_loaded = s->mods.uvm.loaded;
 	inv->uvm_disable_hmm = s->mods.uvm_disable_hmm;
 	inv->hmm_active = s->hmm.active;
@@ -88,6 +89,16 @@ static struct json_object *major_json(unsigned int major)
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
 	json_object_object_add(o, key, v);
+}
+
+static struct json_object *major_set_json(const struct gp_major_set *set)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int m = 0; m < GP_CHAR_MAJORS; m++)
+		if (gp_major_set_has(set, m))
+			json_object_array_add(a, json_object_new_int((int)m));
+	return a;
 }
 
 static struct json_object *gpus_json(const struct gp_node_inv *inv)
@@ -127,6 +138,7 @@ struct json_object *gp_node_inv_json(const struct gp_node_inv *inv)
 	add(majors, "nvidia", major_json(inv->major_nvidia));
 	add(majors, "nvidia-uvm", major_json(inv->major_uvm));
 	add(majors, "nvidia-caps", major_json(inv->major_caps));
+	add(majors, "other_drivers", major_set_json(&inv->other_majors));
 	add(o, "majors", majors);
 	add(uvm, "loaded", json_object_new_boolean(inv->uvm_loaded));
 	add(uvm, "disable_hmm", tristate_json(inv->uvm_disable_hmm));
@@ -310,14 +322,38 @@ static void read_driver(struct reader *rd, struct json_object *top, struct gp_no
 							   : GP_FLAVOR_UNKNOWN;
 }
 
+static void read_major_set(struct reader *rd, struct json_object *o, const char *key,
+			   struct gp_major_set *set)
+{
+	struct json_object *a, *v;
+	size_t n;
+
+	if (!member(rd, o, key, json_type_array, true, &a))
+		return;
+	n = json_object_array_length(a);
+	if (n > GP_CHAR_MAJORS) {
+		bad(rd, "\"%s\" lists %zu majors, more than %d", key, n, GP_CHAR_MAJORS);
+		return;
+	}
+	for (size_t i = 0; i < n && rd->r == 0; i++) {
+		v = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+		    json_object_get_int64(v) >= GP_CHAR_MAJORS)
+			bad(rd, "\"%s\" holds a value that is no major", key);
+		else
+			gp_major_set_add(set, (unsigned int)json_object_get_int64(v));
+	}
+}
+
 static void read_modules(struct reader *rd, struct json_object *top, struct gp_node_inv *inv)
 {
 	struct json_object *o;
 
-	if (member(rd, top, "majors", json_type_object, false, &o)) {
+	if (member(rd, top, "majors", json_type_object, true, &o)) {
 		inv->major_nvidia = (unsigned int)get_int(rd, o, "nvidia", false, 0, 4095);
 		inv->major_uvm = (unsigned int)get_int(rd, o, "nvidia-uvm", false, 0, 4095);
 		inv->major_caps = (unsigned int)get_int(rd, o, "nvidia-caps", false, 0, 4095);
+		read_major_set(rd, o, "other_drivers", &inv->other_majors);
 	}
 	inv->uvm_disable_hmm = inv->hmm_active = inv->hmm_would_be_active = GP_UNKNOWN;
 	if (member(rd, top, "uvm", json_type_object, false, &o)) {

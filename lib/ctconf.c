@@ -501,34 +501,36 @@ int gp_ctconf_check_owner(const char *path, const struct stat *st)
 	return 0;
 }
 
-static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf *conf)
+int gp_ctconf_read_owned(const char *path, size_t max, char **buf)
 {
-	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		if (r != -ENOENT)
-			return gp_error_errno(r, "Failed to open \"%s\"", path);
-		return r;
-	}
-	if (fstat(fd, &st) < 0)
-		return -errno;
+	*buf = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return -ENOENT;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return gp_error_errno(-errno, "Failed to open \"%s\"", path);
 	r = gp_ctconf_check_owner(path, &st);
 	if (r < 0)
 		return r;
-	if (st.st_size > GP_CTCONF_MAX_SIZE) {
-		gp_error("\"%s\" is larger than %d bytes", path, GP_CTCONF_MAX_SIZE);
-		return -EINVAL;
-	}
 	/* From the descriptor just checked: a path opened again may be another file. */
-	r = gp_read_fd(fd, GP_CTCONF_MAX_SIZE, &buf, NULL);
-	if (r < 0)
-		return gp_error_errno(r, "Failed to read \"%s\"", path);
-	return gp_ctconf_parse_as(buf, path, kind, conf);
+	r = gp_read_fd(fd, max, buf, NULL);
+	if (r == -EFBIG)
+		return gp_error_errno(r, "\"%s\" is larger than %zu bytes", path, max);
+	return r < 0 ? gp_error_errno(r, "Failed to read \"%s\"", path) : 0;
+}
+
+static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ctconf *conf)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r = gp_ctconf_read_owned(path, GP_CTCONF_MAX_SIZE, &buf);
+
+	if (r == -EFBIG)
+		return -EINVAL;
+	return r < 0 ? r : gp_ctconf_parse_as(buf, path, kind, conf);
 }
 
 int gp_ctconf_load(const char *root, const char *confdir, const char *name, struct gp_ctconf *conf)

@@ -80,6 +80,15 @@ void gp_ctconf_merge_host(struct gp_ctconf *conf, const struct gp_ctconf *host);
 int gp_ctconf_check_owner(const char *path, const struct stat *st);
 
 /*
+ * A file of the container's or the host's (an ini, .applied) into *buf (malloc'd, NUL-ended)
+ * when it passes gp_ctconf_check_owner and has at most max bytes, through one descriptor
+ * opened without following a link. 0; -ENOENT, said by no one; else -errno said (-EPERM for
+ * the owner or mode, -EFBIG past max).
+ */
+int gp_ctconf_read_owned(const char *path, size_t max, char **buf);
+#define GP_APPLIED_MAX_SIZE (256 * 1024) /* a container's .applied */
+
+/*
  * Opens, checks and parses the container's ini (gp_ini_path: in the cluster filesystem on
  * Proxmox VE, where one still in confdir from before is read when the cluster has none).
  * -ENOENT when there is none.

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The three moments of a start: pre-start, autodev/mount, post-stop. */
+#include <ctype.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -231,6 +233,55 @@ int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struc
 	return check_config(path, layout, plan, root, name, &idmapped);
 }
 
+/* The major of a .applied line that is a character device rule ("...allow: c M:m rwm"), or 0. */
+static unsigned int rule_major(const char *line)
+{
+	const char *p = strstr(line, ".allow");
+	char *end;
+	unsigned long major;
+
+	if (!p)
+		return 0;
+	p += strspn(p + 6, " \t:=") + 6;
+	if (p[0] != 'c' || p[1] != ' ' || !isdigit((unsigned char)p[2]))
+		return 0;
+	major = strtoul(p + 2, &end, 10);
+	return *end == ':' && major < GP_CHAR_MAJORS ? (unsigned int)major : 0;
+}
+
+/*
+ * attach wrote rules for every node's NVIDIA majors (.applied lists them), which are dynamic:
+ * one that is another driver's major here would let the container open that driver's
+ * devices. Such a start is refused.
+ */
+static int check_applied_majors(const char *root, const char *confdir, const char *name,
+				const struct gp_majors *m)
+{
+	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name), *buf = NULL;
+	char *save = NULL;
+	int bad = 0, r;
+
+	if (!path)
+		return -ENOMEM;
+	r = gp_ctconf_read_owned(path, GP_APPLIED_MAX_SIZE, &buf);
+	if (r == -ENOENT)
+		return 0;
+	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t;
+	     t = strtok_r(NULL, "\n", &save)) {
+		unsigned int major = rule_major(t);
+
+		if (!major || !gp_major_set_has(&m->other, major))
+			continue;
+		gp_error("%s: \"%s\" was written for an NVIDIA device of another node, but %u is "
+			 "another driver's major here (/proc/devices): the container could open "
+			 "its devices. Run gpu-provision prepare here, then gpu-provision sync %s, "
+			 "to write rules without it",
+			 path, t, major, name);
+		bad++;
+	}
+	return r < 0 ? r : bad ? -EPERM : 0;
+}
+
 /* No ini: on Proxmox VE, say the node and where the cluster keeps it. */
 static void say_no_ini(const char *root, const char *confdir, const char *name)
 {
@@ -300,8 +351,9 @@ static struct config_scan *rules_of(const char *path, const char *root, const ch
 	return s;
 }
 
-static int plan_start(const char *root, const char *name, const struct gp_ctconf *conf,
-		      const struct gp_host *host, const char *lxc_config)
+static int plan_start(const char *root, const char *confdir, const char *name,
+		      const struct gp_ctconf *conf, const struct gp_host *host,
+		      const char *lxc_config)
 {
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
 	_cleanup_free_ struct config_scan *scan = NULL;
@@ -324,6 +376,8 @@ static int plan_start(const char *root, const char *name, const struct gp_ctconf
 		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
 		r = -EINVAL;
 	}
+	if (r == 0)
+		r = check_applied_majors(root, confdir, name, &host->majors);
 	if (r == 0)
 		r = check_config(lxc_config, gp_cgroup_layout(), plan, root, name, &idmapped);
 	if (r == 0)
@@ -348,7 +402,7 @@ static int prepare_host(const char *root, const char *confdir, const char *name,
 	if (r == 0)
 		r = write_injection(root, name, conf, host.version);
 	if (r == 0)
-		r = plan_start(root, name, conf, &host, lxc_config);
+		r = plan_start(root, confdir, name, conf, &host, lxc_config);
 	gp_host_free(&host);
 	return r;
 }

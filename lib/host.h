@@ -30,6 +30,23 @@ struct gp_params {
 	unsigned int uid, gid, mode;
 };
 
+/* A set of character majors (12 bits): those of other drivers than NVIDIA's. */
+#define GP_CHAR_MAJORS 4096
+struct gp_major_set {
+	unsigned char bits[GP_CHAR_MAJORS / 8];
+};
+
+static inline void gp_major_set_add(struct gp_major_set *s, unsigned int major)
+{
+	if (major < GP_CHAR_MAJORS)
+		s->bits[major / 8] |= (unsigned char)(1u << (major % 8));
+}
+
+static inline bool gp_major_set_has(const struct gp_major_set *s, unsigned int major)
+{
+	return major < GP_CHAR_MAJORS && (s->bits[major / 8] & (1u << (major % 8)));
+}
+
 /* Dynamic character majors from /proc/devices; 0 means absent. */
 struct gp_majors {
 	unsigned int nvidia;
@@ -38,6 +55,11 @@ struct gp_majors {
 	unsigned int caps_imex;
 	unsigned int nvlink;
 	unsigned int nvswitch;
+	/*
+	 * Every major /proc/devices gives a name not NVIDIA's ("nvidia..."): a device rule for
+	 * another node's dynamic NVIDIA major must not open one of them here.
+	 */
+	struct gp_major_set other;
 };
 
 struct gp_cap_minor {

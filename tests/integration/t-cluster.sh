@@ -258,3 +258,36 @@ test_cluster_failed_edit_and_quorum() {
 	check "the config as it was" "$before" "$(cat "$CL/nodes/A/lxc/9502.conf")"
 	check "no ini anywhere" "absent absent" "$([ -e "$CL/gpu-provision/9502.ini" ] && echo present || echo absent) $([ -e "$A.conf/9502.ini" ] && echo present || echo absent)"
 }
+
+# Dynamic majors differ between nodes: B's nvidia-uvm at 249 (here made so), which on A is
+# the watchdog's. attach on A writes no rule for it (the container could open A's watchdog
+# otherwise) and says B will not take it; a rule of B's major in .applied from before is
+# refused at a start on A, naming it, with nothing left behind.
+test_cluster_major_of_another_driver() {
+	local conf applied
+	cluster_setup
+	conf=$CL/nodes/A/lxc/9601.conf
+	applied=$CL/gpu-provision/9601.applied
+	sed -i 's/^511 nvidia-uvm$/249 nvidia-uvm/' "$B/proc/devices"
+	gpA prepare >/dev/null 2>&1
+	gpB prepare >/dev/null 2>&1 || true
+	check "A publishes its other drivers' majors" true \
+		"$(jq '.majors.other_drivers | index(249) != null and index(238) == null' "$CL/gpu-provision/nodes/A.json")"
+	cluster_file nodes/A/lxc/9601.conf "$(printf 'arch: amd64\nhostname: mj\nostype: debian')"
+	gpA attach 9601 --gpus any:1 2>"$WORK/cl.mj.err" >/dev/null
+	grep -q "no rule for node B's /dev/nvidia-uvm (major 249): on node A that major is another driver's" "$WORK/cl.mj.err" ||
+		{ cat "$WORK/cl.mj.err"; return 1; }
+	check "no rule of major 249" 0 "$(grep -c 'c 249:' "$conf" || true)"
+	grep -q 'devices.allow: c 238:0 rwm' "$conf"
+	# As attach wrote it before B published: B's rule in the config and in .applied.
+	echo 'lxc.cgroup2.devices.allow: c 249:0 rwm' >>"$conf"
+	echo 'lxc.cgroup2.devices.allow: c 249:0 rwm' >>"$applied"
+	new_container "$P" 9601
+	lxc_of_pve "$A/etc/pve/lxc/9601.conf" "$P/9601/config"
+	if lxc-start -P "$P" -n 9601 -l DEBUG -o "$WORK/9601.log"; then
+		echo "    started with a rule for A's watchdog"
+		return 1
+	fi
+	grep -q "249 is another driver's major here" "$WORK/9601.log"
+	check "no plan left on A" absent "$([ -e "$A/run/gpu-provision/9601.plan" ] && echo present || echo absent)"
+}
