@@ -12,6 +12,7 @@
 #include "paths.h"
 #include "exitcode.h"
 #include "ctconf.h"
+#include "escape.h"
 #include "inventory.h"
 #include "target.h"
 #include "util.h"
@@ -133,13 +134,23 @@ static struct json_object *row_json(const struct row *r)
 	return o;
 }
 
+/*
+ * An ini's devices and caps for a terminal: on Proxmox VE the ini is the cluster's, which
+ * any node may write, so it is escaped as check escapes it. (JSON escapes its own.)
+ */
+static void escape_devices(const char *devices, char *out, size_t size)
+{
+	gp_escape(out, size, devices, strlen(devices), false);
+}
+
 static void print_row(const struct row *r)
 {
-	char deep[320] = "";
+	char deep[320] = "", devices[4 * sizeof(r->devices)];
 
 	if (r->deep[0])
 		deep_text(r->deep, deep, sizeof(deep));
-	printf("%-12s %-28s %-9s %-8s %s%s\n", r->name, r->devices, r->mode, r->state, r->verdict,
+	escape_devices(r->devices, devices, sizeof(devices));
+	printf("%-12s %-28s %-9s %-8s %s%s\n", r->name, devices, r->mode, r->state, r->verdict,
 	       deep);
 }
 
@@ -201,6 +212,14 @@ static struct json_object *cluster_row_json(const struct cluster_row *r)
 	return o;
 }
 
+static void print_cluster_row(const struct cluster_row *r)
+{
+	char devices[4 * sizeof(r->devices)];
+
+	escape_devices(r->devices, devices, sizeof(devices));
+	printf("%-12s %-12s %-28s %s\n", r->node, r->name, devices, r->state);
+}
+
 static int list_cluster(const struct gp_cli *cli)
 {
 	struct json_object *arr = json_object_new_array();
@@ -227,8 +246,7 @@ static int list_cluster(const struct gp_cli *cli)
 		if (cli->json)
 			json_object_array_add(arr, cluster_row_json(&row));
 		else
-			printf("%-12s %-12s %-28s %s\n", row.node, row.name, row.devices,
-			       row.state);
+			print_cluster_row(&row);
 	}
 	if (cli->json)
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
