@@ -114,28 +114,71 @@ int gp_parse_proc_stat(const char *buf, char *state, unsigned long long *start)
 	return errno || (*end != ' ' && *end != '\n' && *end != '\0') ? -EINVAL : 0;
 }
 
+bool gp_proc_gone(int err)
+{
+	return err == -ENOENT || err == -ESRCH;
+}
+
 int gp_proc_start_time(pid_t pid, unsigned long long *start)
 {
 	_cleanup_free_ char *buf = NULL;
 	char path[64], state;
+	int r;
 
 	/*
 	 * The real host's /proc, even under --root: the owner is LXC's monitor, a process of
 	 * the container runtime, which a --root never holds (DESIGN: the runtime stays real).
+	 * Only "no such process" is one: an fd limit or short memory says nothing of it.
 	 */
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (gp_read_file(path, 4096, &buf, NULL) < 0 || gp_parse_proc_stat(buf, &state, start) < 0)
-		return -ENOENT;
+	r = gp_read_file(path, 4096, &buf, NULL);
+	if (r < 0)
+		return gp_proc_gone(r) ? -ENOENT : r;
+	if (gp_parse_proc_stat(buf, &state, start) < 0)
+		return -EINVAL;
 	return state == 'Z' || state == 'X' ? -ENOENT : 0;
+}
+
+enum gp_owner_state gp_alloc_owner_state(const struct gp_plan *plan, int *err)
+{
+	unsigned long long start;
+	int r;
+
+	if (err)
+		*err = 0;
+	if (plan->owner <= 0)
+		return GP_OWNER_NONE;
+	r = gp_proc_start_time(plan->owner, &start);
+	if (r == -ENOENT)
+		return GP_OWNER_GONE;
+	if (r < 0) {
+		if (err)
+			*err = r;
+		return GP_OWNER_UNKNOWN;
+	}
+	return start == plan->owner_start ? GP_OWNER_RUNS : GP_OWNER_GONE;
 }
 
 bool gp_alloc_owner_alive(const struct gp_plan *plan)
 {
-	unsigned long long start;
+	return gp_alloc_owner_state(plan, NULL) != GP_OWNER_GONE;
+}
 
-	if (plan->owner <= 0)
-		return true; /* version 1: whose it is cannot be told, so it holds */
-	return gp_proc_start_time(plan->owner, &start) == 0 && start == plan->owner_start;
+bool gp_alloc_plan_live(const struct gp_plan *plan, const char *path, const char *name)
+{
+	int err;
+
+	switch (gp_alloc_owner_state(plan, &err)) {
+	case GP_OWNER_GONE:
+		return false;
+	case GP_OWNER_UNKNOWN:
+		gp_warn("Failed to read \"/proc/%d/stat\", the owner of the plan \"%s\": %s; the "
+			"plan holds its GPUs as if %s ran: if %s is stopped, remove the plan",
+			(int)plan->owner, path, strerror(-err), name, name);
+		return true;
+	default:
+		return true;
+	}
 }
 
 static void hold(struct gp_held *held, size_t i, const char *name)
@@ -147,21 +190,42 @@ static void hold(struct gp_held *held, size_t i, const char *name)
 }
 
 /* The GPUs one plan holds: its gpu lines by UUID, or a version 1 plan's nvidiaN nodes. */
-static void hold_plan(const struct gp_plan *plan, const struct gp_host *host, const char *name,
-		      struct gp_held *held)
+static void plan_gpus(const struct gp_plan *plan, const struct gp_host *host,
+		      bool mine[GP_MAX_GPUS])
 {
 	unsigned int nv = host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA, minor;
-	bool mine[GP_MAX_GPUS] = { false };
 
-	if (gp_alloc_plan_chosen(plan, host, mine) < 0)
-		for (size_t k = 0; k < plan->n; k++)
-			for (size_t i = 0; i < host->ngpus; i++)
-				if (sscanf(plan->nodes[k].name, "nvidia%u", &minor) == 1 &&
-				    plan->nodes[k].major == nv && host->gpus[i].minor == minor)
-					mine[i] = true;
-	for (size_t i = 0; i < host->ngpus; i++)
-		if (mine[i])
-			hold(held, i, name);
+	if (gp_alloc_plan_chosen(plan, host, mine) == 0)
+		return;
+	for (size_t k = 0; k < plan->n; k++)
+		for (size_t i = 0; i < host->ngpus; i++)
+			if (sscanf(plan->nodes[k].name, "nvidia%u", &minor) == 1 &&
+			    plan->nodes[k].major == nv && host->gpus[i].minor == minor)
+				mine[i] = true;
+}
+
+/*
+ * Whether name's selection, as its ini says now, is portable (its devices into holder):
+ * the plan does not say, and the ini is what its start read. An ini that cannot be read
+ * is none, quietly: it is its own container's to fix.
+ */
+static bool holder_is_portable(const char *root, const char *confdir, const char *name,
+			       struct gp_holder *holder)
+{
+	_cleanup_free_ struct gp_ctconf *conf = malloc(sizeof(*conf));
+	struct gp_log_capture quiet;
+	int r;
+
+	if (!conf)
+		return false;
+	gp_log_capture_start(&quiet);
+	r = gp_ctconf_load(root, confdir, name, conf);
+	gp_log_capture_stop(&quiet);
+	if (r < 0 || !gp_selection_is_portable(conf->devices))
+		return false;
+	snprintf(holder->name, sizeof(holder->name), "%s", name);
+	snprintf(holder->devices, sizeof(holder->devices), "%s", gp_strtrim(conf->devices));
+	return true;
 }
 
 /* "NAME.plan" of a container name: NAME, or NULL for any other file. */
@@ -176,16 +240,49 @@ static bool plan_owner_name(const char *file, char *name, size_t size)
 	return gp_name_is_valid(name);
 }
 
-static void read_one(const char *dir, const char *file, const char *self,
-		     const struct gp_host *host, struct gp_held *held)
+/* Where read_one looks, and what it fills. */
+struct scan {
+	const char *root, *confdir, *dir, *self;
+	const struct gp_host *host;
+	struct gp_held *held;
+};
+
+/* Fills held with the GPUs of one live plan, name's; a version 1 one that holds any, said. */
+static void hold_plan(const struct scan *sc, const struct gp_plan *plan, const char *path,
+		      const char *name)
+{
+	bool mine[GP_MAX_GPUS] = { false }, any = false, portable;
+	struct gp_holder holder = { "", "" };
+
+	plan_gpus(plan, sc->host, mine);
+	for (size_t i = 0; i < sc->host->ngpus; i++)
+		any = any || mine[i];
+	if (!any)
+		return;
+	portable = sc->confdir && holder_is_portable(sc->root, sc->confdir, name, &holder);
+	for (size_t i = 0; i < sc->host->ngpus; i++) {
+		if (!mine[i])
+			continue;
+		hold(sc->held, i, name);
+		if (portable && !sc->held->alone[i].name[0])
+			sc->held->alone[i] = holder;
+	}
+	if (plan->owner <= 0)
+		gp_warn("the plan \"%s\" is of version 1, which names no owner, so its GPUs are "
+			"held until %s's post-stop removes it or the host reboots: if %s is "
+			"stopped, remove the plan",
+			path, name, name);
+}
+
+static void read_one(const struct scan *sc, const char *file)
 {
 	_cleanup_free_ char *path = NULL, *buf = NULL;
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
-	char name[sizeof(held->by[0])];
+	char name[sizeof(sc->held->by[0])];
 	struct stat st;
 
-	if (!plan || !plan_owner_name(file, name, sizeof(name)) || strcmp(name, self) == 0 ||
-	    asprintf(&path, "%s/%s", dir, file) < 0 || lstat(path, &st) < 0 ||
+	if (!plan || !plan_owner_name(file, name, sizeof(name)) || strcmp(name, sc->self) == 0 ||
+	    asprintf(&path, "%s/%s", sc->dir, file) < 0 || lstat(path, &st) < 0 ||
 	    !S_ISREG(st.st_mode) || gp_read_file(path, PLAN_MAX, &buf, NULL) < 0)
 		return; /* a plan removed meanwhile is one its container let go */
 	if (gp_plan_parse(buf, plan) < 0) {
@@ -194,14 +291,15 @@ static void read_one(const char *dir, const char *file, const char *self,
 			path, name);
 		return;
 	}
-	if (gp_alloc_owner_alive(plan))
-		hold_plan(plan, host, name, held);
+	if (gp_alloc_plan_live(plan, path, name))
+		hold_plan(sc, plan, path, name);
 }
 
-int gp_alloc_held(const char *root, const char *self, const struct gp_host *host,
-		  struct gp_held *held)
+int gp_alloc_held(const char *root, const char *confdir, const char *self,
+		  const struct gp_host *host, struct gp_held *held)
 {
 	_cleanup_free_ char *dir = gp_path(root, GP_RUNDIR);
+	struct scan sc = { root, confdir, dir, self, host, held };
 	struct dirent **list = NULL;
 	int n;
 
@@ -215,7 +313,7 @@ int gp_alloc_held(const char *root, const char *self, const struct gp_host *host
 	if (n < 0)
 		return gp_error_errno(-errno, "Failed to read \"%s\"", dir);
 	for (int i = 0; i < n; i++) {
-		read_one(dir, list[i]->d_name, self, host, held);
+		read_one(&sc, list[i]->d_name);
 		free(list[i]);
 	}
 	free(list);
@@ -368,6 +466,25 @@ static void record_gpus(const struct gp_host *host, const bool chosen[GP_MAX_GPU
 	}
 }
 
+/*
+ * Fixed selections share GPUs by design, but a portable one took its GPUs as free ones
+ * and expects them alone: a fixed selection that takes one is said, naming the holder.
+ */
+static void warn_taken_from_portable(const struct start *s, const bool chosen[GP_MAX_GPUS])
+{
+	for (size_t i = 0; i < s->host->ngpus; i++) {
+		const struct gp_holder *h = &s->held->alone[i];
+
+		if (!chosen[i] || !h->name[0])
+			continue;
+		gp_warn("%s:%u: %s starts with GPU %d (%s), which is held by %s, whose devices = "
+			"%s expects it alone: both use it now; restart %s, which then takes a free "
+			"GPU, or select for %s a GPU that no portable selection holds, or any:N",
+			s->conf->path, s->conf->devices_line, s->name, s->host->gpus[i].index,
+			s->host->gpus[i].uuid, h->name, h->devices, h->name, s->name);
+	}
+}
+
 static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
 {
 	bool portable = gp_selection_is_portable(s->conf->devices);
@@ -389,11 +506,24 @@ static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
 			 s->name);
 	if (r < 0)
 		return refuse(s, -EINVAL, said.text, fix);
-	if (!portable)
+	if (!portable) {
+		warn_taken_from_portable(s, chosen);
 		return 0;
+	}
 	if (gp_portable_parse(s->conf->devices, NULL, &p) < 0) /* select took it: never */
 		return -EINVAL;
 	return choose_free(s, &p, chosen) < 0 ? refuse_too_few(s, &p) : 0;
+}
+
+/* The folder of conf's ini: the holders' inis are read there, as gp_ctconf_load does. */
+static char *ini_dir(const struct gp_ctconf *conf)
+{
+	const char *slash = strrchr(conf->path, '/');
+
+	if (!slash)
+		return strdup(".");
+	return slash == conf->path ? strdup("/")
+				   : strndup(conf->path, (size_t)(slash - conf->path));
 }
 
 int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
@@ -401,13 +531,20 @@ int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host
 		  struct gp_plan *plan)
 {
 	_cleanup_free_ struct gp_held *held = malloc(sizeof(*held));
+	_cleanup_free_ char *confdir = NULL;
 	struct start s = { root, name, host, conf, held, rules };
 	bool chosen[GP_MAX_GPUS];
 	int r;
 
 	if (!held)
 		return -ENOMEM;
-	r = gp_alloc_held(root, name, host, held);
+	/* Only a fixed selection asks whose selections are portable: it may share theirs. */
+	if (!gp_selection_is_portable(conf->devices)) {
+		confdir = ini_dir(conf);
+		if (!confdir)
+			return -ENOMEM;
+	}
+	r = gp_alloc_held(root, confdir, name, host, held);
 	if (r == 0)
 		r = choose(&s, chosen);
 	if (r == 0)
@@ -514,5 +651,48 @@ int gp_alloc_plan_chosen(const struct gp_plan *plan, const struct gp_host *host,
 		}
 		chosen[i] = true;
 	}
+	return 0;
+}
+
+/* Why no record of name's start's GPUs is there, into why. */
+static int no_record(int r, const char *path, const struct gp_plan *plan, char *why, size_t size)
+{
+	static const char taken[] = "other starts take its GPUs as free ones";
+
+	if (r == -ENOENT)
+		snprintf(why, size, "no plan \"%s\" records its start (%s)", path, taken);
+	else if (r == -ESRCH)
+		snprintf(why, size,
+			 "its plan \"%s\" is of a start whose owner, pid %d, is gone (%s)", path,
+			 (int)plan->owner, taken);
+	else if (r == -ENODATA)
+		snprintf(why, size, "its plan \"%s\" is of version 1, which records no GPU", path);
+	else if (r == -ENODEV)
+		snprintf(why, size, "its plan \"%s\" records GPUs this host lacks", path);
+	else if (r == -EINVAL)
+		snprintf(why, size, "its plan \"%s\" is damaged (%s)", path, taken);
+	else
+		snprintf(why, size, "its plan \"%s\" cannot be read: %s", path, strerror(-r));
+	return r;
+}
+
+int gp_alloc_started_with(const char *root, const char *name, const struct gp_host *host,
+			  struct gp_plan *plan, bool chosen[GP_MAX_GPUS], char *why, size_t size)
+{
+	_cleanup_free_ char *path = gp_plan_path(root, name);
+	int r;
+
+	memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
+	if (!path)
+		return -ENOMEM;
+	r = gp_alloc_read_plan(root, name, plan);
+	if (r < 0)
+		return no_record(r, path, plan, why, size);
+	if (!gp_alloc_owner_alive(plan))
+		return no_record(-ESRCH, path, plan, why, size);
+	if (plan->ngpus == 0)
+		return no_record(-ENODATA, path, plan, why, size);
+	if (gp_alloc_plan_chosen(plan, host, chosen) < 0)
+		return no_record(-ENODEV, path, plan, why, size);
 	return 0;
 }

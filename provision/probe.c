@@ -16,6 +16,7 @@
 #include "inventory.h"
 #include "paths.h"
 #include "probe.h"
+#include "target.h"
 #include "util.h"
 
 struct probe_ctx {
@@ -29,28 +30,38 @@ struct probe_ctx {
 	bool injected[GP_DEEP_COUNT]; /* the ini gives the capability's libraries */
 };
 
-/*
- * A portable selection's GPUs are the ones its start got, as its plan records them: what
- * the ini says is only which it could have had. -ENOENT when the plan says none here.
- */
-static int started_with(const struct gp_cli *cli, const char *name, struct probe_ctx *p)
+/* The plan the probe expects from the GPUs a start got (started, chosen in p). */
+static int given(const struct gp_cli *cli, struct probe_ctx *p, const struct gp_plan *started)
 {
-	_cleanup_free_ struct gp_plan *started = malloc(sizeof(*started));
-	int r;
-
-	if (!started)
-		return -ENOMEM;
-	r = gp_alloc_read_plan(cli->root, name, started);
-	if (r == 0 && !gp_alloc_owner_alive(started))
-		r = -ENOENT; /* a start that died: it got nothing that runs */
-	if (r == 0)
-		r = gp_alloc_plan_chosen(started, &p->hs.host, p->chosen);
-	if (r < 0)
-		return -ENOENT;
 	memcpy(p->given, started->gpus, started->ngpus * sizeof(started->gpus[0]));
 	p->ngiven = started->ngpus;
 	return gp_plan_for_chosen(cli->root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
 				  &p->plan);
+}
+
+/*
+ * A portable selection's GPUs are the ones its start got, as its plan records them: what
+ * the ini says is only which it could have had. Without that record nothing is guessed:
+ * every GPU it might have had would be judged, the probe is refused, saying why.
+ */
+static int started_with(const struct gp_cli *cli, const char *name, struct probe_ctx *p)
+{
+	_cleanup_free_ struct gp_plan *started = malloc(sizeof(*started));
+	char why[600];
+
+	if (!started)
+		return -ENOMEM;
+	if (gp_alloc_started_with(cli->root, name, &p->hs.host, started, p->chosen, why,
+				  sizeof(why)) == 0)
+		return given(cli, p, started);
+	if (!gp_container_running(name, cli->lxcpath))
+		gp_error("container \"%s\" is not running: start it, then probe it", name);
+	else
+		gp_error("%s:%u: devices = %s takes free GPUs at each start, and %s: which GPUs "
+			 "%s got is not known, so none is judged; restart %s so that its start "
+			 "records them, then probe it again",
+			 p->conf.path, p->conf.devices_line, p->conf.devices, why, name, name);
+	return -ENOENT;
 }
 
 /* The container's GPUs and nodes as its ini and today's host say; or all of the host's. */
@@ -74,9 +85,8 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 		return -EIO;
 	if (!p->attached)
 		return gp_plan_all(cli->root, &p->hs.host, &p->plan);
-	r = gp_selection_is_portable(p->conf.devices) ? started_with(cli, name, p) : -ENOENT;
-	if (r != -ENOENT)
-		return r;
+	if (gp_selection_is_portable(p->conf.devices))
+		return started_with(cli, name, p);
 	return gp_plan_for_conf(cli->root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
 				&p->plan);
 }

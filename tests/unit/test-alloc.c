@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -182,6 +183,70 @@ static void zombie_owner_gone(void **state)
 	assert_int_equal(waitpid(child, NULL, 0), child);
 }
 
+/* Only "no such process" says that an owner is gone; any other error reading it does not. */
+static void proc_errors_classified(void **state)
+{
+	static const int gone[] = { -ENOENT, -ESRCH };
+	static const int unknown[] = { -EMFILE, -ENFILE, -ENOMEM, -EACCES, -EIO, -EINVAL };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+		assert_true(gp_proc_gone(gone[i]));
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		assert_false(gp_proc_gone(unknown[i]));
+}
+
+/*
+ * An owner whose /proc/PID/stat cannot be read for another reason (here: no descriptor
+ * left, EMFILE) may run: its plan holds its GPUs, and the start says so naming the plan.
+ */
+static void owner_unreadable_holds(void **state)
+{
+	struct gp_plan p = { .owner = getpid(), .owner_start = 0 };
+	struct gp_log_capture warned;
+	struct rlimit old, none;
+	unsigned long long start;
+	int lowest = dup(0), read_r, err;
+	enum gp_owner_state st;
+	bool alive, live;
+
+	(void)state;
+	p.owner_start = my_start;
+	assert_true(lowest >= 0);
+	close(lowest);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	none = old;
+	none.rlim_cur = (rlim_t)lowest; /* every new descriptor is past the limit */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
+	read_r = gp_proc_start_time(getpid(), &start);
+	st = gp_alloc_owner_state(&p, &err);
+	alive = gp_alloc_owner_alive(&p);
+	gp_log_capture_start(&warned);
+	live = gp_alloc_plan_live(&p, "/run/gpu-provision/a1.plan", "a1");
+	gp_log_capture_stop(&warned);
+	/* Asserted after the limit is back: a failure here must not starve the next tests. */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(read_r, -EMFILE);
+	assert_int_equal(st, GP_OWNER_UNKNOWN);
+	assert_int_equal(err, -EMFILE);
+	assert_true(alive);
+	assert_true(live);
+	assert_int_equal(warned.count, 1);
+	assert_non_null(strstr(warned.text, "\"/run/gpu-provision/a1.plan\""));
+	assert_non_null(strstr(warned.text, strerror(EMFILE)));
+	assert_non_null(strstr(warned.text, "holds its GPUs as if a1 ran: if a1 is stopped, "
+					    "remove the plan"));
+	/* With descriptors again, the same owner runs, and a gone one is quietly gone. */
+	assert_int_equal(gp_alloc_owner_state(&p, &err), GP_OWNER_RUNS);
+	p.owner = dead;
+	gp_log_capture_start(&warned);
+	assert_false(gp_alloc_plan_live(&p, "/run/gpu-provision/a1.plan", "a1"));
+	gp_log_capture_stop(&warned);
+	assert_int_equal(warned.count, 0);
+	p.owner = 0;
+	assert_int_equal(gp_alloc_owner_state(&p, NULL), GP_OWNER_NONE);
+}
+
 /* The other plans, live ones only; a version 1 plan by its nodes; a damaged one said. */
 static void held_by_live_plans(void **state)
 {
@@ -201,18 +266,22 @@ static void held_by_live_plans(void **state)
 	write_plan(".hidden", "gpu-provision-plan 1\nnode nvidia0 195 0 0660 0 44\n");
 	sh("echo x >%s/run/gpu-provision/c1.verdict", root);
 	gp_log_capture_start(&said);
-	assert_int_equal(gp_alloc_held(root, "c9", &quad, &held), 0);
+	assert_int_equal(gp_alloc_held(root, NULL, "c9", &quad, &held), 0);
 	gp_log_capture_stop(&said);
 	assert_string_equal(held.by[0], "a1");
 	assert_int_equal(held.more[0], 1);
 	assert_string_equal(held.by[1], "old");
 	assert_string_equal(held.by[2], "");
 	assert_string_equal(held.by[3], "");
-	assert_int_equal(said.count, 1);
+	/* The damaged plan, and the version 1 one: it holds until a reboot, so it is said. */
+	assert_int_equal(said.count, 2);
 	assert_non_null(strstr(said.text, "bad.plan\" is damaged, so it holds no GPU here"));
+	assert_non_null(strstr(said.text, "old.plan\" is of version 1, which names no owner, so "
+					  "its GPUs are held until old's post-stop removes it or "
+					  "the host reboots: if old is stopped, remove the plan"));
 	/* No run directory yet (the first start after a boot): nothing held. */
 	sh("rm -rf %s/run", root);
-	assert_int_equal(gp_alloc_held(root, "c9", &quad, &held), 0);
+	assert_int_equal(gp_alloc_held(root, NULL, "c9", &quad, &held), 0);
 	assert_string_equal(held.by[0], "");
 }
 
@@ -301,6 +370,111 @@ static void start_takes_free_gpus(void **state)
 	/* A fixed selection takes what it names, held or not, and records it too. */
 	assert_int_equal(alloc_plan("0", p), 0);
 	assert_true(p->ngpus == 1 && p->gpus[0].index == 0);
+	free(p);
+}
+
+static void write_ini(const char *name, const char *devices)
+{
+	char path[256];
+	FILE *f;
+
+	sh("mkdir -p %s/etc/gpu-provision", root);
+	snprintf(path, sizeof(path), "%s/etc/gpu-provision/%s.ini", root, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "[gpu]\ndevices = %s\n", devices);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
+}
+
+/* A start of c9 with its ini in root's confdir, beside the holders' inis. */
+static int alloc_beside(const char *devices, struct gp_plan *plan)
+{
+	struct gp_ctconf conf;
+	int r;
+
+	conf_of(&conf, devices);
+	snprintf(conf.path, sizeof(conf.path), "%s/etc/gpu-provision/c9.ini", root);
+	gp_log_capture_start(&said);
+	r = gp_alloc_plan(root, "c9", &b200, &conf, NULL, plan);
+	gp_log_capture_stop(&said);
+	return r;
+}
+
+/*
+ * Fixed selections share a GPU by design, but a portable one took its GPU as a free one
+ * and expects it alone: a fixed selection that takes it starts, warned, naming the holder.
+ */
+static void fixed_beside_portable_warned(void **state)
+{
+	const char *g0[] = { B200_UUID(0) }, *g1[] = { B200_UUID(1) }, *g3[] = { B200_UUID(3) };
+	struct gp_plan *p = malloc(sizeof(*p));
+	char want[512];
+
+	(void)state;
+	assert_non_null(p);
+	write_owned("a0", getpid(), my_start, g0, 1);
+	write_ini("a0", "any:1");
+	write_owned("a1", getpid(), my_start, g1, 1);
+	write_ini("a1", "1");
+	write_owned("a3", dead, my_start, g3, 1); /* gone: it holds nothing */
+	write_ini("a3", "model:B200:1");
+	assert_int_equal(alloc_beside("0,1,3", p), 0);
+	assert_int_equal(p->ngpus, 3);
+	assert_int_equal(said.count, 1);
+	snprintf(want, sizeof(want),
+		 "%s/etc/gpu-provision/c9.ini:2: c9 starts with GPU 0 (" B200_UUID(
+		     0) "), which "
+			"is held by a0, whose devices = any:1 expects it alone: both use it now; "
+			"restart "
+			"a0, which then takes a free GPU, or select for c9 a GPU that no portable "
+			"selection holds, or any:N",
+		 root);
+	assert_string_equal(said.text, want);
+	/* Fixed beside fixed: shared as before, nothing said. */
+	assert_int_equal(alloc_beside("1", p), 0);
+	assert_int_equal(said.count, 0);
+	/* A portable start never takes a held GPU: nothing to say. */
+	assert_int_equal(alloc_beside("any:1", p), 0);
+	assert_int_equal(said.count, 0);
+	assert_string_equal(p->gpus[0].uuid, B200_UUID(2));
+	free(p);
+}
+
+/*
+ * What a running portable selection got is its plan's record alone: without one nothing is
+ * guessed, and why is said.
+ */
+static void started_with_record_only(void **state)
+{
+	const char *g2[] = { B200_UUID(2) }, *q0[] = { quad.gpus[0].uuid };
+	struct gp_plan *p = malloc(sizeof(*p));
+	bool c[GP_MAX_GPUS];
+	char why[600], path[128];
+
+	(void)state;
+	assert_non_null(p);
+	snprintf(path, sizeof(path), "\"%s/run/gpu-provision/c9.plan\"", root);
+	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "no plan "));
+	assert_non_null(strstr(why, path));
+	assert_non_null(strstr(why, "other starts take its GPUs as free ones"));
+	assert_false(c[0] || c[2]);
+	write_owned("c9", dead, my_start, g2, 1);
+	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), -ESRCH);
+	assert_non_null(strstr(why, "is of a start whose owner, pid "));
+	write_plan("c9", "gpu-provision-plan 1\nnode nvidia2 195 2 0660 0 44\n");
+	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)),
+			 -ENODATA);
+	write_owned("c9", getpid(), my_start, q0, 1);
+	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), -ENODEV);
+	assert_non_null(strstr(why, "records GPUs this host lacks"));
+	write_plan("c9", "gpu-provision-plan 2\nowner x\n");
+	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), -EINVAL);
+	write_owned("c9", getpid(), my_start, g2, 1);
+	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), 0);
+	assert_true(c[2] && !c[0] && !c[1] && !c[3]);
+	assert_int_equal(p->ngpus, 1);
 	free(p);
 }
 
@@ -503,11 +677,15 @@ int main(void)
 		cmocka_unit_test(proc_stat_parse),
 		cmocka_unit_test(owner_liveness),
 		cmocka_unit_test(zombie_owner_gone),
+		cmocka_unit_test(proc_errors_classified),
+		cmocka_unit_test(owner_unreadable_holds),
 		cmocka_unit_test_setup(held_by_live_plans, fresh),
 		cmocka_unit_test(portable_parse),
 		cmocka_unit_test(choose_first_free_in_index_order),
 		cmocka_unit_test_setup(start_takes_free_gpus, fresh),
 		cmocka_unit_test_setup(covered_gpus_first, fresh),
+		cmocka_unit_test_setup(fixed_beside_portable_warned, fresh),
+		cmocka_unit_test_setup(started_with_record_only, fresh),
 		cmocka_unit_test_setup(refusal_names_holders, fresh),
 		cmocka_unit_test_setup(refusal_names_the_node, fresh),
 		cmocka_unit_test_setup(lock_file_lives_while_held, fresh),
