@@ -176,5 +176,21 @@ test_alloc_probe_and_list() {
 	stop apl
 	check "stopped: the selection alone" "apl any:2 lxc-hook STOPPED ok, 0 min ago" \
 		"$(gp --root "$root" list | grep '^apl ' | tr -s ' ')"
+	# A fixed selection of the GPU aplz took alone starts, warned naming the holder.
+	new_container "$P" aplf
+	gp --root "$root" attach aplf --gpus 0 >/dev/null
+	no_hmm_policy aplf
+	start aplf
+	grep -q "which is held by aplz, whose devices = any:1 expects it alone" "$P/aplf.log"
+	stop aplf
+	# Without its plan, which GPUs aplz got is not known: the probe refuses, judging none.
+	rm "$root/run/gpu-provision/aplz.plan"
+	set +e
+	gp --root "$root" probe aplz --json >"$WORK/aplz.json" 2>"$WORK/aplz.err"
+	rc=$?
+	set -e
+	check "probe without a plan: exit" 3 "$rc"
+	grep -q 'no plan "' "$WORK/aplz.err"
+	grep -q 'restart aplz' "$WORK/aplz.err"
 	stop aplz
 }
