@@ -17,6 +17,7 @@
 #include "alloc.h"
 #include "cgroup.h"
 #include "ctconf.h"
+#include "escape.h"
 #include "lock.h"
 #include "paths.h"
 #include "util.h"
@@ -474,14 +475,17 @@ static void warn_taken_from_portable(const struct start *s, const bool chosen[GP
 {
 	for (size_t i = 0; i < s->host->ngpus; i++) {
 		const struct gp_holder *h = &s->held->alone[i];
+		char devices[4 * sizeof(h->devices)];
 
 		if (!chosen[i] || !h->name[0])
 			continue;
+		/* Another container's ini, which on Proxmox VE any node may write. */
+		gp_escape(devices, sizeof(devices), h->devices, strlen(h->devices), false);
 		gp_warn("%s:%u: %s starts with GPU %d (%s), which is held by %s, whose devices = "
 			"%s expects it alone: both use it now; restart %s, which then takes a free "
 			"GPU, or select for %s a GPU that no portable selection holds, or any:N",
 			s->conf->path, s->conf->devices_line, s->name, s->host->gpus[i].index,
-			s->host->gpus[i].uuid, h->name, h->devices, h->name, s->name);
+			s->host->gpus[i].uuid, h->name, devices, h->name, s->name);
 	}
 }
 
@@ -515,23 +519,11 @@ static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
 	return choose_free(s, &p, chosen) < 0 ? refuse_too_few(s, &p) : 0;
 }
 
-/* The folder of conf's ini: the holders' inis are read there, as gp_ctconf_load does. */
-static char *ini_dir(const struct gp_ctconf *conf)
-{
-	const char *slash = strrchr(conf->path, '/');
-
-	if (!slash)
-		return strdup(".");
-	return slash == conf->path ? strdup("/")
-				   : strndup(conf->path, (size_t)(slash - conf->path));
-}
-
-int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
-		  const struct gp_ctconf *conf, const struct gp_cg_rules *rules,
-		  struct gp_plan *plan)
+int gp_alloc_plan(const char *root, const char *confdir, const char *name,
+		  const struct gp_host *host, const struct gp_ctconf *conf,
+		  const struct gp_cg_rules *rules, struct gp_plan *plan)
 {
 	_cleanup_free_ struct gp_held *held = malloc(sizeof(*held));
-	_cleanup_free_ char *confdir = NULL;
 	struct start s = { root, name, host, conf, held, rules };
 	bool chosen[GP_MAX_GPUS];
 	int r;
@@ -539,12 +531,8 @@ int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host
 	if (!held)
 		return -ENOMEM;
 	/* Only a fixed selection asks whose selections are portable: it may share theirs. */
-	if (!gp_selection_is_portable(conf->devices)) {
-		confdir = ini_dir(conf);
-		if (!confdir)
-			return -ENOMEM;
-	}
-	r = gp_alloc_held(root, confdir, name, host, held);
+	r = gp_alloc_held(root, gp_selection_is_portable(conf->devices) ? NULL : confdir, name,
+			  host, held);
 	if (r == 0)
 		r = choose(&s, chosen);
 	if (r == 0)

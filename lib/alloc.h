@@ -112,12 +112,13 @@ void gp_alloc_node_label(const char *root, char *out, size_t size);
  * model, UUID, who holds each): -ENOSPC when too few are free, -EINVAL for a selection
  * the node cannot meet; -E2BIG, -ENOMEM, -errno otherwise. With rules (the container's
  * device rules, or NULL), free GPUs they cover are taken before others. A fixed
- * selection that takes a GPU a portable one holds (the holders' inis read beside
- * conf->path, as gp_ctconf_load reads them) is warned: that one expects it alone.
+ * selection that takes a GPU a portable one holds (the holders' inis read as
+ * gp_ctconf_load reads them, with confdir; NULL: not read) is warned: that one expects
+ * it alone.
  */
-int gp_alloc_plan(const char *root, const char *name, const struct gp_host *host,
-		  const struct gp_ctconf *conf, const struct gp_cg_rules *rules,
-		  struct gp_plan *plan);
+int gp_alloc_plan(const char *root, const char *confdir, const char *name,
+		  const struct gp_host *host, const struct gp_ctconf *conf,
+		  const struct gp_cg_rules *rules, struct gp_plan *plan);
 
 /*
  * Takes the exclusive flock on <root>/run/gpu-provision/alloc.lock for name's start,

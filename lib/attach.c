@@ -241,34 +241,59 @@ static int rule_line(struct lines *l, const struct gp_target *t, unsigned int ma
 	return lines_have(l, line) ? 0 : lines_add(l, key, rule);
 }
 
-/* The first node of the cluster whose published majors give major to another driver. */
-static const char *other_driver_node(const struct gp_cluster *c, unsigned int major)
+/* Which of a node's majors a device node of the plan has. */
+enum major_kind { MAJOR_NVIDIA, MAJOR_UVM, MAJOR_CAPS };
+
+static enum major_kind kind_of(const char *node)
 {
-	for (size_t i = 0; i < c->nnodes; i++)
-		if (c->nodes[i].inv && gp_major_set_has(&c->nodes[i].inv->other_majors, major))
+	if (strncmp(node, "nvidia-uvm", 10) == 0)
+		return MAJOR_UVM;
+	if (strncmp(node, "nvidia-caps/", 12) == 0)
+		return MAJOR_CAPS;
+	return MAJOR_NVIDIA;
+}
+
+static unsigned int major_of(const struct gp_node_inv *inv, enum major_kind k)
+{
+	if (k == MAJOR_UVM)
+		return inv->major_uvm;
+	if (k == MAJOR_CAPS)
+		return inv->major_caps;
+	return inv->major_nvidia ? inv->major_nvidia : GP_MAJOR_NVIDIA;
+}
+
+/* The first node whose published majors give major to another device than kind's, or NULL. */
+static const char *clash_node(const struct gp_cluster *c, enum major_kind k, unsigned int major)
+{
+	for (size_t i = 0; i < c->nnodes; i++) {
+		const struct gp_node_inv *inv = c->nodes[i].inv;
+
+		if (inv && gp_major_set_has(&inv->registered_majors, major) &&
+		    major_of(inv, k) != major)
 			return c->nodes[i].name;
+	}
 	return NULL;
 }
 
 /*
- * Node inv's rule for its /dev/node, unless another node gives that major to another
- * driver: the rule would open that driver's devices there (a mknod away in a privileged
- * container), so the container goes without it and cannot start on inv's node.
+ * Node owner's rule for its /dev/dev, unless some node of the cluster c (NULL: none) has
+ * another device at that major: another driver's, or another of NVIDIA's (their majors are
+ * as dynamic). The rule would open it there, a mknod away in a privileged container, so the
+ * container goes without it and cannot start on owner.
  */
-static int node_rule(const struct gp_target *t, const struct gp_cluster *c,
-		     const struct gp_node_inv *inv, const char *node, unsigned int major,
-		     unsigned int minor, struct lines *l)
+static int node_rule(const struct gp_target *t, const struct gp_cluster *c, const char *owner,
+		     const char *dev, unsigned int major, unsigned int minor, struct lines *l)
 {
-	const char *other = other_driver_node(c, major);
+	const char *clash = c ? clash_node(c, kind_of(dev), major) : NULL;
 
-	if (!other)
+	if (!clash)
 		return rule_line(l, t, major, minor);
 	gp_warn("no rule for node %s's /dev/%s (major %u): on node %s that major is another "
-		"driver's, which the rule would open there; the container will not start on %s "
+		"device's, which the rule would open there; the container will not start on %s "
 		"with its GPUs. Load NVIDIA's modules at the same point of boot on every node "
 		"(gpu-provision prepare --persist) so that their majors agree, then "
 		"gpu-provision sync",
-		inv->node, node, major, other, inv->node);
+		owner, dev, major, clash, owner);
 	return 0;
 }
 
@@ -278,16 +303,16 @@ static int node_rules(const struct gp_target *t, const struct gp_ctconf *conf,
 		      const struct gp_node_inv *inv, struct lines *l)
 {
 	struct gp_portable p;
-	char node[32];
+	char dev[32];
 	int r = 0;
 
 	for (size_t i = 0; i < plan->n && r == 0; i++) {
 		const char *name = plan->nodes[i].name;
+		enum major_kind k = kind_of(name);
 
-		if (strncmp(name, "nvidia-uvm", 10) == 0 && inv->major_uvm)
-			r = node_rule(t, c, inv, name, inv->major_uvm, plan->nodes[i].minor, l);
-		else if (strncmp(name, "nvidia-caps/", 12) == 0 && inv->major_caps)
-			r = node_rule(t, c, inv, name, inv->major_caps, plan->nodes[i].minor, l);
+		if (k != MAJOR_NVIDIA && major_of(inv, k))
+			r = node_rule(t, c, inv->node, name, major_of(inv, k), plan->nodes[i].minor,
+				      l);
 	}
 	if (!gp_selection_is_portable(conf->devices) ||
 	    gp_portable_parse(conf->devices, NULL, &p) < 0)
@@ -295,33 +320,46 @@ static int node_rules(const struct gp_target *t, const struct gp_ctconf *conf,
 	for (size_t i = 0; i < inv->ngpus && r == 0; i++) {
 		if (!gp_portable_matches(&p, &inv->gpus[i]))
 			continue;
-		snprintf(node, sizeof(node), "nvidia%u", inv->gpus[i].minor);
-		r = node_rule(t, c, inv, node, inv->major_nvidia ? inv->major_nvidia : 195,
-			      inv->gpus[i].minor, l);
+		snprintf(dev, sizeof(dev), "nvidia%u", inv->gpus[i].minor);
+		r = node_rule(t, c, inv->node, dev, major_of(inv, MAJOR_NVIDIA), inv->gpus[i].minor,
+			      l);
 	}
 	return r;
 }
 
-/*
- * On Proxmox VE the config follows the container to any node, and raw rules are not made
- * anew there: the majors of nvidia-uvm and nvidia-caps are each node's own (dynamic), and a
- * portable selection may get another node's GPUs. So the rules cover every node that
- * published what it has (gpu-provision prepare there); key_line keeps each rule once.
- */
-static int cluster_rules(const struct gp_attach_opts *o, const struct gp_target *t,
-			 const struct gp_ctconf *conf, const struct gp_plan *plan, struct lines *l)
+/* The cluster this node is part of, or NULL (off Proxmox VE, or none to read). */
+static struct gp_cluster *read_cluster(const struct gp_attach_opts *o, const struct gp_target *t)
 {
 	struct gp_cluster *c = t->kind == GP_TARGET_PVE ? malloc(sizeof(*c)) : NULL;
+
+	if (c && gp_cluster_read(o->root, o->confdir, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * The rules of this node's plan; on Proxmox VE also those of every node that published
+ * what it has (gpu-provision prepare there): the config follows the container to any node
+ * and raw rules are not made anew there, the majors of nvidia-uvm and nvidia-caps are each
+ * node's own (dynamic), and a portable selection may get another node's GPUs. Each rule
+ * once, and none that opens another device on some node.
+ */
+static int device_rules(const struct gp_attach_opts *o, const struct gp_target *t,
+			const struct gp_ctconf *conf, const struct gp_plan *plan, struct lines *l)
+{
+	struct gp_cluster *c = read_cluster(o, t);
 	int r = 0;
 
-	if (!c || gp_cluster_read(o->root, o->confdir, c) < 0) {
-		free(c);
-		return 0; /* no cluster to read: this node's rules are all there is */
-	}
-	for (size_t i = 0; i < c->nnodes && r == 0; i++)
+	for (size_t i = 0; i < plan->n && r == 0; i++)
+		r = node_rule(t, c, c ? c->self : "this", plan->nodes[i].name, plan->nodes[i].major,
+			      plan->nodes[i].minor, l);
+	for (size_t i = 0; c && i < c->nnodes && r == 0; i++)
 		if (c->nodes[i].inv)
 			r = node_rules(t, conf, plan, c, c->nodes[i].inv, l);
-	gp_cluster_free(c);
+	if (c)
+		gp_cluster_free(c);
 	free(c);
 	return r;
 }
@@ -339,10 +377,8 @@ static int hook_lines(const struct gp_attach_opts *o, const struct gp_target *t,
 		r = key_line(l, t, t->autodev ? "lxc.hook.autodev" : "lxc.hook.mount", cmd);
 	if (r == 0)
 		r = key_line(l, t, "lxc.hook.post-stop", cmd);
-	for (size_t i = 0; i < plan->n && r == 0; i++)
-		r = rule_line(l, t, plan->nodes[i].major, plan->nodes[i].minor);
 	if (r == 0)
-		r = cluster_rules(o, t, conf, plan, l);
+		r = device_rules(o, t, conf, plan, l);
 	return r;
 }
 

@@ -66,7 +66,7 @@ void gp_node_inv_from_state(const char *node, const struct gp_host_state *s,
 	inv->major_nvidia = h->majors.nvidia;
 	inv->major_uvm = h->majors.uvm;
 	inv->major_caps = h->majors.caps;
-	inv->other_majors = h->majors.other;
+	inv->registered_majors = h->majors.registered;
 	inv->uvm_loaded = s->mods.uvm.loaded;
 	inv->uvm_disable_hmm = s->mods.uvm_disable_hmm;
 	inv->hmm_active = s->hmm.active;
@@ -138,7 +138,7 @@ struct json_object *gp_node_inv_json(const struct gp_node_inv *inv)
 	add(majors, "nvidia", major_json(inv->major_nvidia));
 	add(majors, "nvidia-uvm", major_json(inv->major_uvm));
 	add(majors, "nvidia-caps", major_json(inv->major_caps));
-	add(majors, "other_drivers", major_set_json(&inv->other_majors));
+	add(majors, "registered", major_set_json(&inv->registered_majors));
 	add(o, "majors", majors);
 	add(uvm, "loaded", json_object_new_boolean(inv->uvm_loaded));
 	add(uvm, "disable_hmm", tristate_json(inv->uvm_disable_hmm));
@@ -353,7 +353,7 @@ static void read_modules(struct reader *rd, struct json_object *top, struct gp_n
 		inv->major_nvidia = (unsigned int)get_int(rd, o, "nvidia", false, 0, 4095);
 		inv->major_uvm = (unsigned int)get_int(rd, o, "nvidia-uvm", false, 0, 4095);
 		inv->major_caps = (unsigned int)get_int(rd, o, "nvidia-caps", false, 0, 4095);
-		read_major_set(rd, o, "other_drivers", &inv->other_majors);
+		read_major_set(rd, o, "registered", &inv->registered_majors);
 	}
 	inv->uvm_disable_hmm = inv->hmm_active = inv->hmm_would_be_active = GP_UNKNOWN;
 	if (member(rd, top, "uvm", json_type_object, false, &o)) {

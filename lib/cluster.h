@@ -41,7 +41,7 @@ struct gp_node_inv {
 	struct gp_gpu gpus[GP_MAX_GPUS]; /* index, minor, pci, uuid, model, excluded */
 	size_t ngpus;
 	unsigned int major_nvidia, major_uvm, major_caps; /* 0: none */
-	struct gp_major_set other_majors;		  /* other drivers' majors there */
+	struct gp_major_set registered_majors;		  /* every character major there */
 	bool uvm_loaded;
 	enum gp_tristate uvm_disable_hmm;     /* the loaded module's parameter */
 	enum gp_tristate hmm_active;	      /* now */

@@ -233,31 +233,54 @@ int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struc
 	return check_config(path, layout, plan, root, name, &idmapped);
 }
 
-/* The major of a .applied line that is a character device rule ("...allow: c M:m rwm"), or 0. */
-static unsigned int rule_major(const char *line)
+/*
+ * A .applied line that is a character device rule ("...allow: c M:m rwm"): true, with its
+ * major and minor (-1 for '*').
+ */
+static bool rule_device(const char *line, unsigned int *major, long *minor)
 {
 	const char *p = strstr(line, ".allow");
 	char *end;
-	unsigned long major;
+	unsigned long n;
 
 	if (!p)
-		return 0;
+		return false;
 	p += strspn(p + 6, " \t:=") + 6;
 	if (p[0] != 'c' || p[1] != ' ' || !isdigit((unsigned char)p[2]))
-		return 0;
-	major = strtoul(p + 2, &end, 10);
-	return *end == ':' && major < GP_CHAR_MAJORS ? (unsigned int)major : 0;
+		return false;
+	n = strtoul(p + 2, &end, 10);
+	if (*end != ':' || n >= GP_CHAR_MAJORS)
+		return false;
+	*major = (unsigned int)n;
+	*minor = end[1] == '*'			  ? -1
+		 : isdigit((unsigned char)end[1]) ? strtol(end + 1, NULL, 10)
+						  : -1;
+	return true;
+}
+
+/* What a rule of .applied may open here: no device, NVIDIA's fixed major, or this start's. */
+static bool rule_fits_here(const struct gp_majors *m, const struct gp_plan *plan,
+			   unsigned int major, long minor)
+{
+	if (!gp_major_set_has(&m->registered, major) ||
+	    major == (m->nvidia ? m->nvidia : GP_MAJOR_NVIDIA))
+		return true;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->nodes[i].major == major && (long)plan->nodes[i].minor == minor)
+			return true;
+	return false;
 }
 
 /*
- * attach wrote rules for every node's NVIDIA majors (.applied lists them), which are dynamic:
- * one that is another driver's major here would let the container open that driver's
- * devices. Such a start is refused.
+ * The rules attach wrote (.applied) cover every node's majors of nvidia-uvm and nvidia-caps,
+ * which are dynamic: one whose major here is another device's (another driver's, another of
+ * NVIDIA's, or a node this start does not give) would let the container open it. Refused.
  */
 static int check_applied_majors(const char *root, const char *confdir, const char *name,
-				const struct gp_majors *m)
+				const struct gp_majors *m, const struct gp_plan *plan)
 {
 	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name), *buf = NULL;
+	bool pve = gp_root_is_pve(root);
 	char *save = NULL;
 	int bad = 0, r;
 
@@ -268,15 +291,19 @@ static int check_applied_majors(const char *root, const char *confdir, const cha
 		return 0;
 	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t;
 	     t = strtok_r(NULL, "\n", &save)) {
-		unsigned int major = rule_major(t);
+		unsigned int major;
+		long minor;
 
-		if (!major || !gp_major_set_has(&m->other, major))
+		if (!rule_device(t, &major, &minor) || rule_fits_here(m, plan, major, minor))
 			continue;
-		gp_error("%s: \"%s\" was written for an NVIDIA device of another node, but %u is "
-			 "another driver's major here (/proc/devices): the container could open "
-			 "its devices. Run gpu-provision prepare here, then gpu-provision sync %s, "
-			 "to write rules without it",
-			 path, t, major, name);
+		gp_error(
+		    "%s: \"%s\" opens a device of major %u, which here is none that this start "
+		    "gives (/proc/devices): the container could open it. %s %s",
+		    path, t, major,
+		    pve ? "Another node's majors differ from this one's, or the ini changed: "
+			  "run gpu-provision prepare here, then gpu-provision sync"
+			: "The majors or the ini changed since attach: run gpu-provision sync",
+		    name);
 		bad++;
 	}
 	return r < 0 ? r : bad ? -EPERM : 0;
@@ -367,7 +394,7 @@ static int plan_start(const char *root, const char *confdir, const char *name,
 	lock = gp_alloc_lock(root, name);
 	if (lock < 0)
 		return lock;
-	r = gp_alloc_plan(root, name, host, conf, scan ? &scan->rules : NULL, plan);
+	r = gp_alloc_plan(root, confdir, name, host, conf, scan ? &scan->rules : NULL, plan);
 	if (r == 0)
 		r = set_owner(plan);
 	if (r == 0)
@@ -377,7 +404,7 @@ static int plan_start(const char *root, const char *confdir, const char *name,
 		r = -EINVAL;
 	}
 	if (r == 0)
-		r = check_applied_majors(root, confdir, name, &host->majors);
+		r = check_applied_majors(root, confdir, name, &host->majors, plan);
 	if (r == 0)
 		r = check_config(lxc_config, gp_cgroup_layout(), plan, root, name, &idmapped);
 	if (r == 0)

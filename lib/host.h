@@ -30,7 +30,7 @@ struct gp_params {
 	unsigned int uid, gid, mode;
 };
 
-/* A set of character majors (12 bits): those of other drivers than NVIDIA's. */
+/* A set of character majors (12 bits). */
 #define GP_CHAR_MAJORS 4096
 struct gp_major_set {
 	unsigned char bits[GP_CHAR_MAJORS / 8];
@@ -56,10 +56,11 @@ struct gp_majors {
 	unsigned int nvlink;
 	unsigned int nvswitch;
 	/*
-	 * Every major /proc/devices gives a name not NVIDIA's ("nvidia..."): a device rule for
-	 * another node's dynamic NVIDIA major must not open one of them here.
+	 * Every character major /proc/devices lists: a device rule for another node's dynamic
+	 * NVIDIA major must not open here a device of another kind (another driver's, or
+	 * another of NVIDIA's, whose majors are as dynamic).
 	 */
-	struct gp_major_set other;
+	struct gp_major_set registered;
 };
 
 struct gp_cap_minor {

@@ -167,8 +167,7 @@ static void set_major(struct gp_majors *m, const char *name, unsigned int major)
 		m->nvlink = major;
 	else if (strcmp(name, "nvidia-nvswitch") == 0)
 		m->nvswitch = major;
-	if (strncmp(name, "nvidia", 6) != 0)
-		gp_major_set_add(&m->other, major);
+	gp_major_set_add(&m->registered, major);
 }
 
 /* Calls fn for each "MAJOR NAME" line of /proc/devices' character section; -EINVAL without it. */

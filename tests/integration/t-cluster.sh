@@ -262,20 +262,22 @@ test_cluster_failed_edit_and_quorum() {
 # Dynamic majors differ between nodes: B's nvidia-uvm at 249 (here made so), which on A is
 # the watchdog's. attach on A writes no rule for it (the container could open A's watchdog
 # otherwise) and says B will not take it; a rule of B's major in .applied from before is
-# refused at a start on A, naming it, with nothing left behind.
+# refused at a start on A, naming it, with nothing left behind. Then the other way: A's own
+# nvidia-uvm major (238) another device's on B: no rule for it either, though A's plan
+# has it.
 test_cluster_major_of_another_driver() {
 	local conf applied
 	cluster_setup
 	conf=$CL/nodes/A/lxc/9601.conf
 	applied=$CL/gpu-provision/9601.applied
-	sed -i 's/^511 nvidia-uvm$/249 nvidia-uvm/' "$B/proc/devices"
+	sed -i -e '/^249 pps$/d' -e 's/^511 nvidia-uvm$/249 nvidia-uvm/' "$B/proc/devices"
 	gpA prepare >/dev/null 2>&1
 	gpB prepare >/dev/null 2>&1 || true
-	check "A publishes its other drivers' majors" true \
-		"$(jq '.majors.other_drivers | index(249) != null and index(238) == null' "$CL/gpu-provision/nodes/A.json")"
+	check "A publishes every character major" true \
+		"$(jq '.majors.registered | index(249) != null and index(238) != null and index(2) == null' "$CL/gpu-provision/nodes/A.json")"
 	cluster_file nodes/A/lxc/9601.conf "$(printf 'arch: amd64\nhostname: mj\nostype: debian')"
 	gpA attach 9601 --gpus any:1 2>"$WORK/cl.mj.err" >/dev/null
-	grep -q "no rule for node B's /dev/nvidia-uvm (major 249): on node A that major is another driver's" "$WORK/cl.mj.err" ||
+	grep -q "no rule for node B's /dev/nvidia-uvm (major 249): on node A that major is another device's" "$WORK/cl.mj.err" ||
 		{ cat "$WORK/cl.mj.err"; return 1; }
 	check "no rule of major 249" 0 "$(grep -c 'c 249:' "$conf" || true)"
 	grep -q 'devices.allow: c 238:0 rwm' "$conf"
@@ -288,6 +290,13 @@ test_cluster_major_of_another_driver() {
 		echo "    started with a rule for A's watchdog"
 		return 1
 	fi
-	grep -q "249 is another driver's major here" "$WORK/9601.log"
+	grep -q "opens a device of major 249, which here is none that this start gives" "$WORK/9601.log"
 	check "no plan left on A" absent "$([ -e "$A/run/gpu-provision/9601.plan" ] && echo present || echo absent)"
+	# A's own major, another device's on B.
+	sed -i 's/^244 hidraw$/238 hidraw/' "$B/proc/devices"
+	gpB prepare >/dev/null 2>&1 || true
+	gpA sync 9601 2>"$WORK/cl.mj.err" >/dev/null || true
+	grep -q "no rule for node A's /dev/nvidia-uvm (major 238): on node B that major is another device's" "$WORK/cl.mj.err" ||
+		{ cat "$WORK/cl.mj.err"; return 1; }
+	check "no rule of major 238" 0 "$(grep -c 'c 238:' "$conf" || true)"
 }

@@ -105,7 +105,7 @@ static int alloc_plan(const char *devices, struct gp_plan *plan)
 
 	conf_of(&conf, devices);
 	gp_log_capture_start(&said);
-	r = gp_alloc_plan(root, "c9", &b200, &conf, NULL, plan);
+	r = gp_alloc_plan(root, NULL, "c9", &b200, &conf, NULL, plan);
 	gp_log_capture_stop(&said);
 	return r;
 }
@@ -394,9 +394,12 @@ static int alloc_beside(const char *devices, struct gp_plan *plan)
 	int r;
 
 	conf_of(&conf, devices);
+	char confdir[128];
+
 	snprintf(conf.path, sizeof(conf.path), "%s/etc/gpu-provision/c9.ini", root);
+	snprintf(confdir, sizeof(confdir), "%s/etc/gpu-provision", root);
 	gp_log_capture_start(&said);
-	r = gp_alloc_plan(root, "c9", &b200, &conf, NULL, plan);
+	r = gp_alloc_plan(root, confdir, "c9", &b200, &conf, NULL, plan);
 	gp_log_capture_stop(&said);
 	return r;
 }
@@ -431,6 +434,12 @@ static void fixed_beside_portable_warned(void **state)
 			"selection holds, or any:N",
 		 root);
 	assert_string_equal(said.text, want);
+	/* The holder's ini is another container's, which any node may write: escaped. */
+	write_ini("a0", "any:1\x1b[2J");
+	assert_int_equal(alloc_beside("0", p), 0);
+	assert_int_equal(said.count, 1);
+	assert_null(strchr(said.text, '\x1b'));
+	assert_non_null(strstr(said.text, "devices = any:1\\x1b[2J expects"));
 	/* Fixed beside fixed: shared as before, nothing said. */
 	assert_int_equal(alloc_beside("1", p), 0);
 	assert_int_equal(said.count, 0);
@@ -656,14 +665,14 @@ static void covered_gpus_first(void **state)
 					 "c 195:5 rwm"),
 			 0);
 	gp_log_capture_start(&said);
-	assert_int_equal(gp_alloc_plan(root, "c9", &b200, &conf, &rules, p), 0);
+	assert_int_equal(gp_alloc_plan(root, NULL, "c9", &b200, &conf, &rules, p), 0);
 	gp_log_capture_stop(&said);
 	assert_int_equal(p->ngpus, 1);
 	assert_string_equal(p->gpus[0].uuid, B200_UUID(5));
 	/* any:2: one is covered, too few: the first free ones in index order */
 	conf_of(&conf, "any:2");
 	gp_log_capture_start(&said);
-	assert_int_equal(gp_alloc_plan(root, "c9", &b200, &conf, &rules, p), 0);
+	assert_int_equal(gp_alloc_plan(root, NULL, "c9", &b200, &conf, &rules, p), 0);
 	gp_log_capture_stop(&said);
 	assert_int_equal(p->ngpus, 2);
 	assert_string_equal(p->gpus[0].uuid, B200_UUID(0));

@@ -132,9 +132,11 @@ static void inventory_round_trip(void **state)
 	}
 	assert_int_equal(back.major_nvidia, 195);
 	assert_int_equal(back.major_uvm, inv.major_uvm);
-	assert_memory_equal(&back.other_majors, &inv.other_majors, sizeof(inv.other_majors));
-	assert_true(gp_major_set_has(&back.other_majors, 248)); /* ptp on the B200 host */
-	assert_false(gp_major_set_has(&back.other_majors, 511));
+	assert_memory_equal(&back.registered_majors, &inv.registered_majors,
+			    sizeof(inv.registered_majors));
+	assert_true(gp_major_set_has(&back.registered_majors, 248)); /* ptp on the B200 host */
+	assert_true(gp_major_set_has(&back.registered_majors, 511)); /* its nvidia-uvm */
+	assert_false(gp_major_set_has(&back.registered_majors, 2));
 	assert_true(back.uvm_loaded);
 	assert_int_equal(back.uvm_disable_hmm, GP_NO);
 	assert_int_equal(back.hmm_active, GP_YES);
@@ -168,11 +170,11 @@ static void inventory_refusals(void **state)
 {
 	static const char good[] = "{\"format\":1,\"node\":\"A\",\"written\":1,"
 				   "\"driver\":{\"loaded\":false},\"gpus\":[],"
-				   "\"majors\":{\"other_drivers\":[1,4095]}}";
+				   "\"majors\":{\"registered\":[1,4095]}}";
 	static const char *const bad_majors[] = { "", "\"majors\":{},",
-						  "\"majors\":{\"other_drivers\":[4096]},",
-						  "\"majors\":{\"other_drivers\":[-1]},",
-						  "\"majors\":{\"other_drivers\":[\"1\"]}," };
+						  "\"majors\":{\"registered\":[4096]},",
+						  "\"majors\":{\"registered\":[-1]},",
+						  "\"majors\":{\"registered\":[\"1\"]}," };
 	char text[256];
 
 	(void)state;
@@ -188,29 +190,29 @@ static void inventory_refusals(void **state)
 		if (parse(text) != -EINVAL)
 			fail_msg("accepted %s", text);
 	}
-	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"other_"
-			       "drivers\":[]},\"gpus\":[]}"),
+	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
+			       "tered\":[]},\"gpus\":[]}"),
 			 -EINVAL);
-	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"other_"
-			       "drivers\":[]},\"driver\":{\"loaded\":"
+	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
+			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "false},\"gpus\":{}}"),
 			 -EINVAL);
-	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"other_"
-			       "drivers\":[]},\"driver\":{\"loaded\":"
+	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
+			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "true},\"gpus\":[{\"index\":99,\"minor\":0,\"pci\":\"x\",\"uuid\":"
 			       "\"GPU-1\"}]}"),
 			 -EINVAL);
-	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"other_"
-			       "drivers\":[]},\"driver\":{\"loaded\":"
+	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
+			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "true,\"version\":\"5\\u0007\"},\"gpus\":[]}"),
 			 -EINVAL); /* a control character */
-	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"other_"
-			       "drivers\":[]},\"driver\":{\"loaded\":"
+	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
+			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "false},\"gpus\":[],\"policy\":{\"disable_hmm\":\"maybe\"}}"),
 			 -EINVAL);
 	/* A newer format's fields that this code does not know are left alone. */
-	assert_int_equal(parse("{\"format\":2,\"node\":\"A\",\"written\":1,\"majors\":{\"other_"
-			       "drivers\":[]},\"driver\":{\"loaded\":"
+	assert_int_equal(parse("{\"format\":2,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
+			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "false},\"gpus\":[],\"future\":{\"x\":1}}"),
 			 0);
 }

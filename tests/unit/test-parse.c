@@ -102,11 +102,12 @@ static void devices(void **state)
 	assert_int_equal(m.uvm, 238);
 	assert_int_equal(m.caps, 241);
 	assert_int_equal(m.caps_imex, 242);
-	/* Other drivers' majors, for rules of another node's NVIDIA majors to keep clear of. */
-	assert_true(gp_major_set_has(&m.other, 1));
-	assert_false(gp_major_set_has(&m.other, 195));
-	assert_false(gp_major_set_has(&m.other, 238));
-	assert_false(gp_major_set_has(&m.other, 4095));
+	/* Every character major, for rules of another node's majors to keep clear of. */
+	assert_true(gp_major_set_has(&m.registered, 1));
+	assert_true(gp_major_set_has(&m.registered, 195));
+	assert_true(gp_major_set_has(&m.registered, 242));
+	assert_false(gp_major_set_has(&m.registered, 2));
+	assert_false(gp_major_set_has(&m.registered, 4095));
 	/* A block device of the same name does not count. */
 	assert_int_equal(gp_parse_devices("Character devices:\n195 nvidia\n\nBlock devices:\n"
 					  "250 nvidia-uvm\n",
