@@ -106,6 +106,18 @@ step grep -o 'gpu-hook: error: .*' /tmp/g1b.log
 expect_grep "the hook's reason" "has no rule \"lxc.cgroup2.devices.allow = c $uvm:0 rwm\" for /dev/nvidia-uvm" "$out"
 expect "g1 state after the refusal" STOPPED "$(lxc-info -P "$P" -n g1 -sH)"
 
+say "2b. g1 rewritten, then its recorded rules (.applied) given one of another device here"
+step gp sync g1
+expect "sync g1: exit" 0 "$rc"
+other=$(awk '/^Character/{c=1; next} /^$/{c=0} c && $2 !~ /^nvidia/ {print $1; exit}' /proc/devices)
+echo "lxc.cgroup2.devices.allow = c $other:0 rwm" >>"$CONF/g1.applied"
+rc=0
+lxc-start -P "$P" -n g1 -l DEBUG -o /tmp/g1c.log || rc=$?
+expect "start refused" yes "$([ "$rc" -ne 0 ] && echo yes || echo no)"
+step grep -o 'gpu-hook: error: .*' /tmp/g1c.log
+expect_grep "the hook's reason" "opens a device of major $other, which here is none that this start gives" "$out"
+sed -i "/c $other:0 rwm/d" "$CONF/g1.applied"
+
 say "3. g3 without the hook: static binds, only c 195:* allowed (the recipe that misses uvm)"
 mkct g3
 cat >>"$P/g3/config" <<EOC
