@@ -364,8 +364,6 @@ static struct config_scan *rules_of(const char *path, const char *root, const ch
 {
 	static const struct gp_plan none;
 	struct config_scan *s = path ? calloc(1, sizeof(*s)) : NULL;
-	struct gp_log_capture quiet; /* what it finds, check_config says once */
-	int r;
 
 	if (!s)
 		return NULL;
@@ -373,10 +371,7 @@ static struct config_scan *rules_of(const char *path, const char *root, const ch
 				   .root = root,
 				   .name = name,
 				   .plan = &none };
-	gp_log_capture_start(&quiet);
-	r = gp_lxcconf_walk(path, scan_line, s);
-	gp_log_capture_stop(&quiet);
-	if (r < 0) {
+	if (gp_lxcconf_walk(path, scan_line, s) < 0) {
 		free(s);
 		return NULL; /* check_config says why, after */
 	}
