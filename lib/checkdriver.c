@@ -2,15 +2,17 @@
 /*
  * gpu-provision check NAME: the driver's user space a container gets or carries. What the
  * ini asks to inject against the host's files, and the container's own driver libraries,
- * read from its rootfs's loader cache without running anything in it.
+ * read from its rootfs's loader cache without running anything in it, never across a
+ * mount of the container's and under a deadline (lib/rootfsread.c).
  */
-#include <fcntl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "ctconf.h"
 #include "inject.h"
+#include "rootfsread.h"
 #include "userspace.h"
 #include "util.h"
 
@@ -76,20 +78,12 @@ static void check_host_versions(const struct gp_check_ctx *ctx, struct gp_findin
 
 /* The container's own driver libraries of another version, from its loader cache. */
 static void check_container_libraries(const struct gp_check_ctx *ctx, const char *name,
-				      const struct gp_ctconf *conf, int rootfd,
+				      const struct gp_ctconf *conf, const struct gp_userspace *u,
 				      struct gp_findings *f)
 {
-	_cleanup_free_ struct gp_userspace *u = malloc(sizeof(*u));
 	const char *ours = GP_INJECT_LIBDIR "/";
-	struct gp_log_capture quiet;
 	struct gp_finding *x;
 
-	if (!u)
-		return;
-	gp_log_capture_start(&quiet);
-	if (gp_userspace_scan_rootfs(rootfd, ctx->hs.host.version, u) < 0)
-		u->n = 0;
-	gp_log_capture_stop(&quiet);
 	for (size_t i = 0; i < u->n; i++) {
 		const struct gp_userspace_lib *l = &u->v[i];
 
@@ -112,21 +106,40 @@ static void check_container_libraries(const struct gp_check_ctx *ctx, const char
 	}
 }
 
-static void check_musl(const char *name, int rootfd, struct gp_findings *f)
+static void check_musl(const char *name, struct gp_findings *f)
 {
 	struct gp_finding *x;
 
-	if (!gp_rootfs_is_musl(rootfd) || !(x = gp_findings_add(f, GP_FINDING_INJECT_MUSL)))
+	if (!(x = gp_findings_add(f, GP_FINDING_INJECT_MUSL)))
 		return;
 	GP_SET(x->summary, "%s asks for the driver's user space, but its C library is musl", name);
 	GP_SET(x->evidence, "its rootfs has " GP_MUSL_LOADER);
 	GP_SET(x->fix, "gpu-provision attach %s --no-inject, or use a glibc distribution", name);
 }
 
+/* What could not be read of the rootfs, and whether a mount of the container's held it. */
+static void rootfs_unread(const char *name, const char *rootfs, const struct gp_rootfs_read *r,
+			  struct gp_findings *f)
+{
+	struct gp_finding *x = gp_findings_add(f, GP_FINDING_CONTAINER_ROOTFS_UNREAD);
+
+	if (!x)
+		return;
+	GP_SET(x->summary, "%s's loader cache and C library were not read%s", name,
+	       r->status == -ETIMEDOUT ? ": its rootfs did not answer" : "");
+	GP_SET(x->evidence, "%s: %s", rootfs, r->why);
+	if (r->status == -ETIMEDOUT)
+		GP_SET(x->fix, "find the mount in the container that does not answer (a FUSE "
+			       "or network filesystem) and unmount it, or stop its server");
+	else
+		GP_SET(x->fix, "make the container's /etc/ld.so.cache a regular file of its own "
+			       "filesystem (ldconfig in the container writes one)");
+}
+
 void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
 		     const char *rootfs, struct gp_findings *f)
 {
-	_cleanup_close_ int rootfd = -1;
+	struct gp_rootfs_read *r;
 	struct gp_finding *x;
 
 	if (conf->inject == GP_INJECT_YES && strcmp(conf->mode, "devn") == 0 &&
@@ -139,10 +152,14 @@ void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const str
 		check_capabilities(ctx, name, conf, f);
 		check_host_versions(ctx, f);
 	}
-	if (!rootfs || !ctx->hs.host.driver_loaded ||
-	    (rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (!rootfs || !ctx->hs.host.driver_loaded)
 		return;
-	check_container_libraries(ctx, name, conf, rootfd, f);
-	if (conf->inject == GP_INJECT_YES)
-		check_musl(name, rootfd, f);
+	r = gp_rootfs_read(rootfs, ctx->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS);
+	if (r && r->status < 0)
+		rootfs_unread(name, rootfs, r, f);
+	else if (r)
+		check_container_libraries(ctx, name, conf, &r->u, f);
+	if (r && r->musl && conf->inject == GP_INJECT_YES)
+		check_musl(name, f);
+	gp_rootfs_read_free(r);
 }

@@ -195,6 +195,11 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				     "the ini asks for injection into a musl container: the start "
 				     "is refused",
 				     NULL },
+	[GP_FINDING_CONTAINER_ROOTFS_UNREAD] = { "container-rootfs-unread", GP_SEV_WARNING,
+						 "the container's loader cache was not read: not a "
+						 "regular file of its rootfs, or a mount of the "
+						 "container's did not answer by the deadline",
+						 NULL },
 	/* lines a recipe put into the container's config */
 	[GP_FINDING_RECIPE_NODE_MISSING] = { "recipe-node-missing", GP_SEV_ERROR,
 					     "a bind or devN of an NVIDIA node the host does not "

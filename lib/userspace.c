@@ -117,19 +117,28 @@ static int fd_path(int fd, char *out, size_t size)
 }
 
 /*
- * path ("/usr/lib/x86_64-linux-gnu/libcuda.so.1") resolved inside rootfd as the root's
- * own loader would, every link followed but none out of it: the file it is, as a path
- * inside the root. 0, or -errno (a dangling link, a path leaving the root).
+ * How a path is resolved inside a root, as the root's own loader would, every link followed
+ * but none out of it: the host's root crosses its mounts (a separate /usr), a container's
+ * never does. A running container's rootfs (/proc/PID/root) holds the mounts its root
+ * made, FUSE or NFS, where a lookup can block this process in the kernel for good.
  */
-static int resolve_in(int rootfd, const char *path, char *real, size_t size)
+#define RESOLVE_HOST (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+#define RESOLVE_CONTAINER (RESOLVE_HOST | RESOLVE_NO_XDEV)
+
+/*
+ * path ("/usr/lib/x86_64-linux-gnu/libcuda.so.1") resolved inside rootfd as resolve says:
+ * the file it is, as a path inside the root. 0, or -errno (a dangling link, a path leaving
+ * the root or, for a container's, its filesystem).
+ */
+static int resolve_in(int rootfd, const char *path, unsigned long long resolve, char *real,
+		      size_t size)
 {
 	_cleanup_close_ int fd = -1;
 	char top[PATH_MAX], full[PATH_MAX];
 	size_t n;
 	int r;
 
-	fd = gp_openat2(rootfd, path + (path[0] == '/'), O_PATH | O_CLOEXEC, 0,
-			RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	fd = gp_openat2(rootfd, path + (path[0] == '/'), O_PATH | O_CLOEXEC, 0, resolve);
 	if (fd < 0)
 		return -errno;
 	r = fd_path(rootfd, top, sizeof(top));
@@ -145,7 +154,7 @@ static int resolve_in(int rootfd, const char *path, char *real, size_t size)
 }
 
 static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_ldcache_entry *e,
-	       int rootfd, const char *version)
+	       int rootfd, unsigned long long resolve, const char *version)
 {
 	struct gp_userspace_lib *l;
 	const char *suffix, *base;
@@ -158,7 +167,7 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 	snprintf(l->soname, sizeof(l->soname), "%s", e->soname);
 	snprintf(l->path, sizeof(l->path), "%s", e->path);
 	/* A file the path does not lead to, or whose name needs escaping, is the path. */
-	if (resolve_in(rootfd, e->path, l->real, sizeof(l->real)) < 0 ||
+	if (resolve_in(rootfd, e->path, resolve, l->real, sizeof(l->real)) < 0 ||
 	    !gp_str_is_printable(l->real))
 		snprintf(l->real, sizeof(l->real), "%s", e->path);
 	base = strrchr(l->real, '/');
@@ -172,9 +181,9 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 	return 0;
 }
 
-/* The driver's libraries in the cache read from cachefd. */
-static int from_cache(int rootfd, int cachefd, const char *name, const char *version,
-		      struct gp_userspace *u)
+/* The driver's libraries in the cache read from cachefd, resolved as resolve says. */
+static int from_cache(int rootfd, int cachefd, const char *name, unsigned long long resolve,
+		      const char *version, struct gp_userspace *u)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct gp_ldcache cache;
@@ -195,7 +204,7 @@ static int from_cache(int rootfd, int cachefd, const char *name, const char *ver
 		enum gp_capability cap = gp_capability_of(cache.v[i].soname);
 
 		if (cap != GP_CAP_COUNT)
-			r = add(u, cap, &cache.v[i], rootfd, version);
+			r = add(u, cap, &cache.v[i], rootfd, resolve, version);
 	}
 	gp_ldcache_free(&cache);
 	return r;
@@ -215,7 +224,7 @@ static int scan(int rootfd, const char *name, const char *version, unsigned long
 		return gp_error_errno(-EINVAL, "\"%s\" is not a regular file: not read", name);
 	if (fd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", name);
-	return from_cache(rootfd, fd, name, version, u);
+	return from_cache(rootfd, fd, name, resolve, version, u);
 }
 
 enum gp_lib_version gp_userspace_lib_version(const struct gp_userspace_lib *l)
@@ -228,17 +237,16 @@ enum gp_lib_version gp_userspace_lib_version(const struct gp_userspace_lib *l)
 
 bool gp_rootfs_is_musl(int rootfd)
 {
-	_cleanup_close_ int fd = gp_openat2(rootfd, GP_MUSL_LOADER + 1, O_PATH | O_CLOEXEC, 0,
-					    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	_cleanup_close_ int fd =
+	    gp_openat2(rootfd, GP_MUSL_LOADER + 1, O_PATH | O_CLOEXEC, 0, RESOLVE_CONTAINER);
 
 	return fd >= 0;
 }
 
 int gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u)
 {
-	/* Not into another filesystem either (a link to /proc/kmsg). */
-	return scan(rootfd, "the container's /etc/ld.so.cache", version,
-		    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV, u);
+	/* Not into another filesystem either (a link to /proc/kmsg, a FUSE mount). */
+	return scan(rootfd, "the container's /etc/ld.so.cache", version, RESOLVE_CONTAINER, u);
 }
 
 /* A program file of the driver's: an ELF executable (a script would name other paths). */
@@ -280,7 +288,7 @@ static void find_programs(int rootfd, struct gp_userspace *u)
 			char path[128], real[256], where[128];
 
 			snprintf(path, sizeof(path), "%s/%s", dirs[d], programs[i].name);
-			if (resolve_in(rootfd, path, real, sizeof(real)) < 0 ||
+			if (resolve_in(rootfd, path, RESOLVE_HOST, real, sizeof(real)) < 0 ||
 			    !is_program(rootfd, real))
 				continue;
 			snprintf(where, sizeof(where), "/usr/bin/%s", programs[i].name);
@@ -299,7 +307,7 @@ static void find_configs(int rootfd, struct gp_userspace *u)
 			char real[256];
 			struct stat st;
 
-			if (resolve_in(rootfd, path, real, sizeof(real)) < 0 ||
+			if (resolve_in(rootfd, path, RESOLVE_HOST, real, sizeof(real)) < 0 ||
 			    fstatat(rootfd, real + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 			    !S_ISREG(st.st_mode))
 				continue;
@@ -319,7 +327,7 @@ static void find_persistenced(int rootfd, struct gp_userspace *u)
 		char real[256];
 		struct stat st;
 
-		if (resolve_in(rootfd, paths[i], real, sizeof(real)) == 0 &&
+		if (resolve_in(rootfd, paths[i], RESOLVE_HOST, real, sizeof(real)) == 0 &&
 		    fstatat(rootfd, real + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISSOCK(st.st_mode)) {
 			snprintf(u->persistenced, sizeof(u->persistenced), "%s", paths[i]);
@@ -339,7 +347,7 @@ int gp_userspace_discover(const char *root, const char *version, struct gp_users
 	rootfd = open(gp_root_is_host(root) ? "/" : root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", root);
-	r = scan(rootfd, name, version, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, u);
+	r = scan(rootfd, name, version, RESOLVE_HOST, u);
 	if (r == 0) {
 		find_programs(rootfd, u);
 		find_configs(rootfd, u);

@@ -106,6 +106,31 @@ static void devn_and_musl(void **state)
 	assert_ids(run("compute", "", false), NULL);
 }
 
+/*
+ * What check cannot read is said, and nothing is read across a mount of the container's
+ * (a tmpfs here stands in for its FUSE or NFS mount): neither its cache nor a library.
+ */
+static void rootfs_not_read(void **state)
+{
+	(void)state;
+	sh("mkfifo %s/etc/ld.so.cache", rootfs);
+	assert_ids(run("compute", "", false), "container-rootfs-unread", NULL);
+	assert_non_null(strstr(found.v[0].evidence, "is not a regular file: not read"));
+	sh("rm %s/etc/ld.so.cache && mkdir -p %s/mnt && mount -t tmpfs none %s/mnt", rootfs, rootfs,
+	   rootfs);
+	put_libcuda(rootfs, "/mnt/own 575.51.02");
+	sh("mv %s/etc/ld.so.cache %s/mnt/cache && ln -s /mnt/cache %s/etc/ld.so.cache", rootfs,
+	   rootfs, rootfs);
+	assert_ids(run("compute", "", false), "container-rootfs-unread", NULL);
+	assert_non_null(strstr(found.v[0].evidence, "Invalid cross-device link"));
+	/* The cache on the rootfs's own filesystem, its library behind the mount. */
+	sh("rm %s/etc/ld.so.cache && ldconfig -r %s", rootfs, rootfs);
+	assert_ids(run("compute", "", false), NULL);
+	sh("umount %s/mnt", rootfs);
+	put_libcuda(rootfs, "/mnt/own 575.51.02");
+	assert_ids(run("compute", "", false), "container-driver-version", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +138,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(host_other_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(container_other_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(devn_and_musl, setup, teardown),
+		cmocka_unit_test_setup_teardown(rootfs_not_read, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

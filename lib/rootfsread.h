@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/rootfsread.c. */
+#ifndef GP_ROOTFSREAD_H
+#define GP_ROOTFSREAD_H
+
+#include <stdbool.h>
+
+#include "userspace.h"
+
+/*
+ * What check reads of a container's rootfs without running anything in it: the driver
+ * libraries its loader cache names and whether its C library is musl. A running
+ * container's rootfs (/proc/PID/root) holds the mounts its root made; a FUSE server of
+ * its own may never answer, and a process that waits on it cannot even be killed. So the
+ * read resolves no path across a mount of the container's (lib/userspace.c) and happens in
+ * a child (lib/child.c) that the caller abandons at its deadline.
+ */
+#define GP_ROOTFS_READ_TIMEOUT_MS 5000
+
+struct gp_rootfs_read {
+	/*
+	 * 0; -ETIMEDOUT when the container's rootfs did not answer by the deadline; another
+	 * -errno when a file could not be read (why says which and why).
+	 */
+	int status;
+	char why[768];
+	bool musl;
+	struct gp_userspace u;
+};
+
+/*
+ * Reads rootfs (a directory: "/proc/PID/root" or a stopped container's) in a child under
+ * timeout_ms, version being the kernel module's. Returns what was read, to be released with
+ * gp_rootfs_read_free (status says whether it is whole), or NULL for no memory.
+ */
+struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, int timeout_ms);
+void gp_rootfs_read_free(struct gp_rootfs_read *r);
+
+#endif
