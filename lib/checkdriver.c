@@ -30,6 +30,16 @@ static void check_capabilities(const struct gp_check_ctx *ctx, const char *name,
 	gp_log_capture_start(&why);
 	gp_inject_select(ctx->root, ctx->hs.host.version, conf->capabilities, inj);
 	gp_log_capture_stop(&why);
+	if (inj->untrusted[0] && (x = gp_findings_add(f, GP_FINDING_INJECT_FILE_UNTRUSTED))) {
+		GP_SET(x->summary,
+		       "%s would be given the host's %s, which others than root could "
+		       "change: its start is refused",
+		       name, inj->untrusted);
+		GP_SET(x->evidence, "%s", why.text);
+		GP_SET(x->fix,
+		       "make the file and every directory above it root's and not group- "
+		       "or world-writable (chown root, chmod go-w), or reinstall the driver");
+	}
 	lacking = gp_inject_lacking(inj, conf->capabilities);
 	for (int c = 0; c < GP_CAP_COUNT; c++) {
 		if (!(lacking & GP_CAP_BIT(c)) ||

@@ -195,6 +195,11 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				     "the ini asks for injection into a musl container: the start "
 				     "is refused",
 				     NULL },
+	[GP_FINDING_INJECT_FILE_UNTRUSTED] = { "inject-file-untrusted", GP_SEV_ERROR,
+					       "a host file the ini asks to inject, or a directory "
+					       "above it, is not root's or is writable by group or "
+					       "others: the start is refused",
+					       NULL },
 	[GP_FINDING_CONTAINER_ROOTFS_UNREAD] = { "container-rootfs-unread", GP_SEV_WARNING,
 						 "the container's loader cache was not read: not a "
 						 "regular file of its rootfs, or a mount of the "

@@ -499,7 +499,7 @@ static int inject(void *arg)
 		gp_error("\"%s\" is damaged; restart the container", path);
 		return -EINVAL;
 	}
-	return gp_inject_mount(rootfs, inj);
+	return gp_inject_mount(root, rootfs, inj);
 }
 
 int gp_hook_mount(const char *root, const char *name, const char *rootfs)

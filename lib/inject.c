@@ -6,9 +6,11 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inject.h"
 #include "paths.h"
+#include "trust.h"
 #include "userspace.h"
 #include "util.h"
 
@@ -132,6 +134,24 @@ static int check_capabilities(const char *root, unsigned int caps, const struct 
 	return lacking ? -EINVAL : 0;
 }
 
+/* Every file held to the owner rule: the first that fails is named in inj->untrusted. */
+static int check_owners(const char *root, struct gp_inject *inj)
+{
+	const char *top = gp_root_is_host(root) ? "/" : root;
+	uid_t owner = gp_host_root_uid();
+
+	for (size_t i = 0; i < inj->n; i++) {
+		int fd = gp_trust_open_file(top, inj->v[i].source, owner);
+
+		if (fd < 0) {
+			snprintf(inj->untrusted, sizeof(inj->untrusted), "%s", inj->v[i].source);
+			return fd;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 int gp_inject_select(const char *root, const char *version, unsigned int caps,
 		     struct gp_inject *inj)
 {
@@ -166,6 +186,8 @@ int gp_inject_select(const char *root, const char *version, unsigned int caps,
 	}
 	if (r == 0)
 		r = check_capabilities(root, caps, inj);
+	if (r == 0)
+		r = check_owners(root, inj);
 	return r < 0 ? r : gp_ldconfig_find(&inj->ldconfig);
 }
 

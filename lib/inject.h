@@ -41,6 +41,7 @@ struct gp_inject {
 	struct gp_ldconfig ldconfig; /* the host's, to write the container's loader cache */
 	struct gp_inject_file v[GP_INJECT_MAX];
 	size_t n;
+	char untrusted[256]; /* the file the owner rule refused (gp_inject_select), else "" */
 };
 
 /*
@@ -48,7 +49,9 @@ struct gp_inject {
  * brings compute and display graphics, as libnvidia-container does) at version, and the
  * host's ldconfig. Files of another version are never taken and each is said. A
  * capability none of whose libraries the host has at version is refused with what to
- * install: -EINVAL.
+ * install: -EINVAL. So is a file that, or a directory above which, is not root's or is
+ * writable by group or others (lib/trust.c): every container given it could change it;
+ * it is named in untrusted.
  */
 int gp_inject_select(const char *root, const char *version, unsigned int caps,
 		     struct gp_inject *inj);
@@ -61,7 +64,8 @@ char *gp_inject_format(const struct gp_inject *inj);
 int gp_inject_parse(const char *buf, struct gp_inject *inj);
 
 /*
- * Gives the container whose rootfs is mounted at rootfs the files of inj: see the
+ * Gives the container whose rootfs is mounted at rootfs the files of inj (under root, the
+ * host's, where each file and directory is held to the owner rule again): see the
  * README's "Driver user space" for what is made where. A musl rootfs, a container whose
  * own loader cache names driver libraries of another version, and any path of the
  * rootfs that is a link, a mount point or not a directory are refused; on any failure
@@ -69,6 +73,6 @@ int gp_inject_parse(const char *buf, struct gp_inject *inj);
  * container's loader cache lacks the files, runs confined to the rootfs with no
  * privilege. 0 or -errno, said.
  */
-int gp_inject_mount(const char *rootfs, const struct gp_inject *inj);
+int gp_inject_mount(const char *root, const char *rootfs, const struct gp_inject *inj);
 
 #endif

@@ -20,6 +20,8 @@
 #include "inject.h"
 #include "ldconfig.h"
 #include "mount.h"
+#include "paths.h"
+#include "trust.h"
 #include "userspace.h"
 #include "util.h"
 
@@ -227,18 +229,20 @@ static int mount_tmpfs(int dirfd)
 	return mnt;
 }
 
-/* One host file bound read-only onto an empty file of that name in dirfd (our tmpfs). */
-static int bind_file(int dirfd, const struct gp_inject_file *f)
+/*
+ * One host file bound read-only onto an empty file of that name in dirfd (our tmpfs): the
+ * descriptor the owner rule was checked on, root's (as this user namespace sees the
+ * host's root) all the way down from root.
+ */
+static int bind_file(const char *root, int dirfd, const struct gp_inject_file *f)
 {
-	_cleanup_close_ int src = open(f->source, O_PATH | O_NOFOLLOW | O_CLOEXEC), tgt = -1;
-	struct stat st;
+	_cleanup_close_ int src = gp_trust_open_file(gp_root_is_host(root) ? "/" : root, f->source,
+						     gp_host_root_uid()),
+			    tgt = -1;
 	int r;
 
-	if (src < 0 || fstat(src, &st) < 0)
-		return gp_error_errno(-errno, "Failed to open the host's \"%s\"", f->source);
-	if (!S_ISREG(st.st_mode))
-		return gp_error_errno(-EINVAL, "the host's \"%s\" is not a regular file",
-				      f->source);
+	if (src < 0)
+		return src;
 	tgt = openat(dirfd, f->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (tgt < 0)
 		return gp_error_errno(-errno, "Failed to make %s in the container", f->name);
@@ -251,7 +255,8 @@ static int bind_file(int dirfd, const struct gp_inject_file *f)
 }
 
 /* The tmpfs at GP_INJECT_DIR with lib64/, bin/ and share/, then made read-only. */
-static int mount_tree(int rootfd, const char *rootfs, const struct gp_inject *inj, struct undo *u)
+static int mount_tree(const char *root, int rootfd, const char *rootfs, const struct gp_inject *inj,
+		      struct undo *u)
 {
 	_cleanup_close_ int dir = open_dir(rootfd, rootfs, GP_INJECT_DIR + 1, u), mnt = -1;
 	int sub[GP_INJECT_KINDS] = { -1, -1, -1 };
@@ -276,7 +281,7 @@ static int mount_tree(int rootfd, const char *rootfs, const struct gp_inject *in
 					   gp_inject_dir(k));
 	}
 	for (size_t i = 0; i < inj->n && r == 0; i++)
-		r = bind_file(sub[inj->v[i].kind], &inj->v[i]);
+		r = bind_file(root, sub[inj->v[i].kind], &inj->v[i]);
 	if (r == 0 && syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		r = gp_error_errno(-errno, "Failed to make %s%s read-only", rootfs, GP_INJECT_DIR);
 	for (int k = 0; k < GP_INJECT_KINDS; k++)
@@ -358,7 +363,7 @@ static int update_cache(int rootfd, const char *rootfs, const struct gp_inject *
 	return etc < 0 ? etc : gp_ldconfig_run(&inj->ldconfig, rootfd, rootfs, GP_INJECT_LIBDIR);
 }
 
-int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
+int gp_inject_mount(const char *root, const char *rootfs, const struct gp_inject *inj)
 {
 	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct undo *u = calloc(1, sizeof(*u));
@@ -373,7 +378,7 @@ int gp_inject_mount(const char *rootfs, const struct gp_inject *inj)
 	if (r == 0)
 		r = check_own_libraries(rootfd, inj, &read, &cached);
 	if (r == 0)
-		r = mount_tree(rootfd, rootfs, inj, u);
+		r = mount_tree(root, rootfd, rootfs, inj, u);
 	if (r == 0)
 		r = link_files(rootfd, rootfs, inj, u);
 	if (r == 0)

@@ -106,6 +106,23 @@ static void devn_and_musl(void **state)
 	assert_ids(run("compute", "", false), NULL);
 }
 
+/* A host file to inject that others than root could change: the start is refused. */
+static void host_file_untrusted(void **state)
+{
+	(void)state;
+	sh("chown 100000 %s/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04", root);
+	assert_ids(run("compute", "", true), "inject-file-untrusted", NULL);
+	assert_non_null(strstr(found.v[0].summary, "libcuda.so.580.159.04, which others"));
+	assert_non_null(strstr(found.v[0].evidence, "owned by uid 100000"));
+	assert_ids(run("compute", "", false), NULL); /* nothing is injected */
+	sh("chown 0 %s/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04 && chmod 0775 "
+	   "%s/usr/lib/x86_64-linux-gnu",
+	   root, root);
+	assert_ids(run("compute", "", true), "inject-file-untrusted", NULL);
+	assert_non_null(strstr(found.v[0].evidence, "x86_64-linux-gnu\" is a directory owned "
+						    "by uid 0 with mode 0775"));
+}
+
 /*
  * What check cannot read is said, and nothing is read across a mount of the container's
  * (a tmpfs here stands in for its FUSE or NFS mount): neither its cache nor a library.
@@ -139,6 +156,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(container_other_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(devn_and_musl, setup, teardown),
 		cmocka_unit_test_setup_teardown(rootfs_not_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(host_file_untrusted, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,9 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -153,6 +155,67 @@ static void link_into_an_untrusted_directory_is_refused(void **state)
 	assert_string_equal(real, at("bad/gpu-hook"));
 }
 
+/* gp_trust_open_file from top as root, quietly: the fd's result (>= 0 closed: 0). */
+static int open_quietly(const char *rel, uid_t owner)
+{
+	struct gp_log_capture quiet;
+	int fd;
+
+	gp_log_capture_start(&quiet);
+	fd = gp_trust_open_file(top, at(rel), owner);
+	gp_log_capture_stop(&quiet);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
+/* An injected file: the same rule, held on descriptors from the root down, links refused. */
+static void injected_file_rule(void **state)
+{
+	struct stat st, fst;
+	int fd;
+
+	(void)state;
+	assert_int_equal(open_quietly("good/gpu-hook", 0), 0);
+	fd = gp_trust_open_file(top, at("good/gpu-hook"), 0);
+	assert_true(fd >= 0 && fstat(fd, &fst) == 0 && stat(at("good/gpu-hook"), &st) == 0);
+	assert_true(st.st_ino == fst.st_ino && st.st_dev == fst.st_dev); /* the file itself */
+	close(fd);
+	assert_int_equal(open_quietly("good/gpu-hook", 65534), -EINVAL); /* another owner */
+	assert_int_equal(chmod(at("good/gpu-hook"), 0664), 0);
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(chmod(at("good/gpu-hook"), 0644), 0);
+	assert_int_equal(chown(at("good/gpu-hook"), 100000, 100000), 0); /* a container's uid */
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(chown(at("good/gpu-hook"), 0, 0), 0);
+	assert_int_equal(chmod(at("good"), 0775), 0);
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(chmod(at("good"), 0755), 0);
+	assert_int_equal(chmod(top, 0757), 0); /* the root itself */
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(chmod(top, 0755), 0);
+	assert_int_equal(symlink("good", at("link")), 0);
+	assert_int_equal(open_quietly("link/gpu-hook", 0), -EINVAL);
+	assert_int_equal(open_quietly("good", 0), -EINVAL); /* a directory is no file */
+	assert_int_equal(open_quietly("good/none", 0), -ENOENT);
+	assert_int_equal(gp_trust_open_file(top, "/elsewhere/gpu-hook", 0), -EINVAL);
+}
+
+/* On the host, root is root; in a user namespace that does not map it, the overflow uid. */
+static void host_root_uid(void **state)
+{
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(gp_host_root_uid(), 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 && gp_host_root_uid() == 65534 ? 0 : 1);
+	assert_true(pid > 0 && waitpid(pid, &status, 0) == pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -165,6 +228,8 @@ int main(void)
 		T(writable_by_anyone_is_refused),
 		T(a_system_program_is_trusted),
 		T(a_missing_program_is_an_error),
+		T(injected_file_rule),
+		T(host_root_uid),
 	};
 #undef T
 	return cmocka_run_group_tests_name("trust", tests, NULL, NULL);
