@@ -79,7 +79,7 @@ $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 # anything else of lib/ (liblxc, libkmod, libblkid, json-c behind it) fails the link.
 HOOK_LIB_SRC := $(addprefix lib/,alloc.c cfglines.c cgroup.c child.c ctconf.c escape.c hmm.c hook.c hookuvm.c log.c \
 	host.c inject.c injectmount.c ldcache.c ldconfig.c lock.c lxcconf.c modules.c mount.c nodes.c nvidia.c parse.c paths.c plan.c pveconf.c \
-	trust.c userspace.c util.c uvm.c vendor.c)
+	trust.c userspace.c util.c uvm.c vendor.c injectstage.c)
 HOOK_LIB_OBJ := $(HOOK_LIB_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/libgp-hook.a: $(HOOK_LIB_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

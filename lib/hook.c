@@ -76,6 +76,8 @@ static int write_injection(const char *root, const char *name, const struct gp_c
 	r = gp_inject_select(root, version, conf->capabilities, inj);
 	if (r == 0)
 		r = write_checked(gp_inject_path(root, name), gp_inject_format(inj), inj);
+	if (r == 0)
+		r = gp_inject_stage(root, name, inj);
 	free(inj);
 	return r;
 }
@@ -499,7 +501,7 @@ static int inject(void *arg)
 		gp_error("\"%s\" is damaged; restart the container", path);
 		return -EINVAL;
 	}
-	return gp_inject_mount(root, rootfs, inj);
+	return gp_inject_mount(root, name, rootfs, inj);
 }
 
 int gp_hook_mount(const char *root, const char *name, const char *rootfs)
@@ -528,8 +530,8 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 
 int gp_hook_post_stop(const char *root, const char *name)
 {
-	int r = remove_state(gp_inject_path(root, name)),
+	int s = gp_inject_unstage(root, name), r = remove_state(gp_inject_path(root, name)),
 	    p = remove_state(gp_plan_path(root, name));
 
-	return r < 0 ? r : p;
+	return s < 0 ? s : r < 0 ? r : p;
 }

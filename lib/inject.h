@@ -64,8 +64,19 @@ char *gp_inject_format(const struct gp_inject *inj);
 int gp_inject_parse(const char *buf, struct gp_inject *inj);
 
 /*
- * Gives the container whose rootfs is mounted at rootfs the files of inj (under root, the
- * host's, where each file and directory is held to the owner rule again): see the
+ * Stages the directories of inj's files for the start of name (lib/injectstage.c), read-only
+ * in a tmpfs of ours at gp_inject_stage_path: pre-start, before LXC makes the container's
+ * namespaces, so that an unprivileged container's copy of it is locked read-only. 0 or
+ * -errno (said), nothing left on failure.
+ */
+int gp_inject_stage(const char *root, const char *name, const struct gp_inject *inj);
+/* Takes the staged tree away (post-stop, a refused start): 0 or -errno (said). */
+int gp_inject_unstage(const char *root, const char *name);
+
+/*
+ * Gives the container name whose rootfs is mounted at rootfs the files of inj, each bound
+ * from the tree pre-start staged (under root, the host's, where each file and directory is
+ * held to the owner rule again): see the
  * README's "Driver user space" for what is made where. A musl rootfs, a container whose
  * own loader cache names driver libraries of another version, and any path of the
  * rootfs that is a link, a mount point or not a directory are refused; on any failure
@@ -73,6 +84,7 @@ int gp_inject_parse(const char *buf, struct gp_inject *inj);
  * container's loader cache lacks the files, runs confined to the rootfs with no
  * privilege. 0 or -errno, said.
  */
-int gp_inject_mount(const char *root, const char *rootfs, const struct gp_inject *inj);
+int gp_inject_mount(const char *root, const char *name, const char *rootfs,
+		    const struct gp_inject *inj);
 
 #endif

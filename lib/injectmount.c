@@ -206,43 +206,32 @@ static int check_empty(int dirfd, const char *rootfs)
 	return r;
 }
 
-/* A tmpfs, nosuid and nodev, mounted on dirfd: its root's fd. */
-static int mount_tmpfs(int dirfd)
-{
-	_cleanup_close_ int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
-	int mnt;
-
-	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
-	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "1024", 0) < 0 ||
-	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		return -errno;
-	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	if (mnt < 0)
-		return -errno;
-	if (syscall(SYS_move_mount, mnt, "", dirfd, "",
-		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
-		int r = -errno;
-
-		close(mnt);
-		return r;
-	}
-	return mnt;
-}
+/* Where a file is staged (lib/injectstage.c): the stage, then its path inside root. */
+struct stage {
+	const char *root, *top; /* top: root, or "/" for the host */
+	char path[PATH_MAX];
+};
 
 /*
- * One host file bound read-only onto an empty file of that name in dirfd (our tmpfs): the
- * descriptor the owner rule was checked on, root's (as this user namespace sees the
- * host's root) all the way down from root.
+ * One host file bound read-only onto an empty file of that name in dirfd (our tmpfs), from
+ * its staged copy: the descriptor the owner rule was checked on, root's (as this user
+ * namespace sees the host's root) all the way down from root.
  */
-static int bind_file(const char *root, int dirfd, const struct gp_inject_file *f)
+static int bind_file(const struct stage *st, int dirfd, const struct gp_inject_file *f)
 {
-	_cleanup_close_ int src = gp_trust_open_file(gp_root_is_host(root) ? "/" : root, f->source,
-						     gp_host_root_uid()),
-			    tgt = -1;
+	const char *rel = f->source + (gp_root_is_host(st->root) ? 0 : strlen(st->root));
+	_cleanup_close_ int src = -1, tgt = -1;
+	char staged[PATH_MAX];
 	int r;
 
+	if (snprintf(staged, sizeof(staged), "%s%s", st->path, rel) >= (int)sizeof(staged))
+		return gp_error_errno(-ENAMETOOLONG, "\"%s\": too long", f->source);
+	src = gp_trust_open_file(st->top, staged, gp_host_root_uid());
 	if (src < 0)
-		return src;
+		return gp_error_errno(src,
+				      "the host's \"%s\" is not staged as pre-start left it: "
+				      "restart the container",
+				      f->source);
 	tgt = openat(dirfd, f->name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (tgt < 0)
 		return gp_error_errno(-errno, "Failed to make %s in the container", f->name);
@@ -255,8 +244,8 @@ static int bind_file(const char *root, int dirfd, const struct gp_inject_file *f
 }
 
 /* The tmpfs at GP_INJECT_DIR with lib64/, bin/ and share/, then made read-only. */
-static int mount_tree(const char *root, int rootfd, const char *rootfs, const struct gp_inject *inj,
-		      struct undo *u)
+static int mount_tree(const struct stage *st, int rootfd, const char *rootfs,
+		      const struct gp_inject *inj, struct undo *u)
 {
 	_cleanup_close_ int dir = open_dir(rootfd, rootfs, GP_INJECT_DIR + 1, u), mnt = -1;
 	int sub[GP_INJECT_KINDS] = { -1, -1, -1 };
@@ -268,7 +257,7 @@ static int mount_tree(const char *root, int rootfd, const char *rootfs, const st
 	r = check_empty(dir, rootfs);
 	if (r < 0)
 		return r;
-	mnt = mount_tmpfs(dir);
+	mnt = gp_mount_tmpfs(dir);
 	if (mnt < 0)
 		return gp_error_errno(mnt, "Failed to mount a tmpfs on %s%s", rootfs,
 				      GP_INJECT_DIR);
@@ -281,7 +270,7 @@ static int mount_tree(const char *root, int rootfd, const char *rootfs, const st
 					   gp_inject_dir(k));
 	}
 	for (size_t i = 0; i < inj->n && r == 0; i++)
-		r = bind_file(root, sub[inj->v[i].kind], &inj->v[i]);
+		r = bind_file(st, sub[inj->v[i].kind], &inj->v[i]);
 	if (r == 0 && syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		r = gp_error_errno(-errno, "Failed to make %s%s read-only", rootfs, GP_INJECT_DIR);
 	for (int k = 0; k < GP_INJECT_KINDS; k++)
@@ -363,8 +352,21 @@ static int update_cache(int rootfd, const char *rootfs, const struct gp_inject *
 	return etc < 0 ? etc : gp_ldconfig_run(&inj->ldconfig, rootfd, rootfs, GP_INJECT_LIBDIR);
 }
 
-int gp_inject_mount(const char *root, const char *rootfs, const struct gp_inject *inj)
+static int stage_of(const char *root, const char *name, struct stage *st)
 {
+	_cleanup_free_ char *path = gp_inject_stage_path(root, name);
+
+	st->root = root;
+	st->top = gp_root_is_host(root) ? "/" : root;
+	if (!path || snprintf(st->path, sizeof(st->path), "%s", path) >= (int)sizeof(st->path))
+		return -ENOMEM;
+	return 0;
+}
+
+int gp_inject_mount(const char *root, const char *name, const char *rootfs,
+		    const struct gp_inject *inj)
+{
+	struct stage st;
 	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct undo *u = calloc(1, sizeof(*u));
 	bool read = false, cached = false;
@@ -374,11 +376,13 @@ int gp_inject_mount(const char *root, const char *rootfs, const struct gp_inject
 		return -ENOMEM;
 	r = rootfd < 0 ? gp_error_errno(-errno, "Failed to open rootfs \"%s\"", rootfs) : 0;
 	if (r == 0)
+		r = stage_of(root, name, &st);
+	if (r == 0)
 		r = refuse_musl(rootfd, rootfs);
 	if (r == 0)
 		r = check_own_libraries(rootfd, inj, &read, &cached);
 	if (r == 0)
-		r = mount_tree(root, rootfd, rootfs, inj, u);
+		r = mount_tree(&st, rootfd, rootfs, inj, u);
 	if (r == 0)
 		r = link_files(rootfd, rootfs, inj, u);
 	if (r == 0)

@@ -202,3 +202,25 @@ int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *pl
 	}
 	return r;
 }
+
+int gp_mount_tmpfs(int dirfd)
+{
+	_cleanup_close_ int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	int mnt;
+
+	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "1024", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -errno;
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (mnt < 0)
+		return -errno;
+	if (syscall(SYS_move_mount, mnt, "", dirfd, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+		int r = -errno;
+
+		close(mnt);
+		return r;
+	}
+	return mnt;
+}

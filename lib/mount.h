@@ -26,6 +26,12 @@ int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *pl
  */
 int gp_mount_bind_fd(int srcfd, int tgtfd, uint64_t attrs);
 
+/*
+ * Mounts a new tmpfs (mode 0755, at most 1024 inodes), nosuid and nodev, on the directory
+ * dirfd is: the descriptor of its root, or -errno.
+ */
+int gp_mount_tmpfs(int dirfd);
+
 /* Detaches the mount on name in dirfd (no symlink followed): 0 or -errno. */
 int gp_mount_undo_at(int dirfd, const char *name);
 

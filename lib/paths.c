@@ -165,6 +165,11 @@ char *gp_inject_path(const char *root, const char *name)
 	return run_file(root, name, ".inject");
 }
 
+char *gp_inject_stage_path(const char *root, const char *name)
+{
+	return run_file(root, name, ".driver");
+}
+
 /* The directory this program came from: beside /proc/self/exe, or kept by a sealed re-exec. */
 static bool program_dir(char *dir, size_t size)
 {

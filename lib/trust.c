@@ -79,25 +79,26 @@ static int check_part(int fd, const char *path, const char *name, uid_t owner, b
 int gp_trust_open_file(const char *root, const char *path, uid_t owner)
 {
 	size_t n = strcmp(root, "/") == 0 ? 0 : strlen(root);
-	char part[PATH_MAX], *p, *slash;
+	char name[PATH_MAX], *p, *slash;
 	int fd, next, r;
 
 	if (strncmp(path, root, n) != 0 || path[n] != '/' ||
-	    snprintf(part, sizeof(part), "%s", path + n + 1) >= (int)sizeof(part))
+	    snprintf(name, sizeof(name), "%s", path) >= (int)sizeof(name))
 		return gp_error_errno(-EINVAL, "\"%s\" is not below \"%s\"", path, root);
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", root);
 	r = check_part(fd, path, root, owner, false);
-	for (p = part; r == 0 && p; p = slash ? slash + 1 : NULL) {
+	/* name is path cut after the part at hand: each part is opened by its last name. */
+	for (p = name + n + 1; r == 0 && p; p = slash ? slash + 1 : NULL) {
 		if ((slash = strchr(p, '/')))
 			*slash = '\0';
 		next = openat(fd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		r = next < 0 ? gp_error_errno(-errno, "Failed to open \"%s\"", path) : 0;
+		r = next < 0 ? gp_error_errno(-errno, "Failed to open \"%s\"", name) : 0;
 		close(fd);
 		fd = next;
 		if (r == 0)
-			r = check_part(fd, path, slash ? part : path, owner, !slash);
+			r = check_part(fd, path, name, owner, !slash);
 		if (slash)
 			*slash = '/';
 	}

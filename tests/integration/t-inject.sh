@@ -28,13 +28,20 @@ inject_ct() {
 }
 
 # refused_clean NAME BEFORE WANT: the start was refused saying WANT, and left the rootfs
-# as BEFORE lists it, with no mount of the container's.
+# as BEFORE lists it, with no mount of the container's and none staged on the host.
 refused_clean() {
 	local name=$1 before=$2 want=$3
 	if start "$name"; then echo "    $name started"; return 1; fi
 	grep -qF -- "$want" "$P/$name.log" || { echo "    no \"$want\" in:"; grep gpu-hook "$P/$name.log" | tail -5; return 1; }
 	check "rootfs after the refusal" "$before" "$(rootfs_list "$name")"
 	check "mounts left" 0 "$(host_mounts_under "$P/$name/rootfs")"
+	check "staged mounts left" 0 "$(host_mounts_under "$WORK/$name.root/run")"
+	check "staged tree left" absent "$([ -e "$WORK/$name.root/run/gpu-provision/$name.driver" ] && echo present || echo absent)"
+}
+
+# ro_result NAME PATH: what remount,bind,rw of an injected PATH and then a write say inside.
+ro_result() {
+	in_ct "$P" "$1" "mount -o remount,bind,rw $2 2>/dev/null && echo remounted || echo refused; echo x 2>/dev/null >>$2 && echo written || echo unwritten" | paste -sd' '
 }
 
 test_inject_runs_from_injected_files() {
@@ -68,6 +75,7 @@ test_inject_runs_from_injected_files() {
 	check "nvidia-smi after stop" "ENOENT" \
 		"$(chroot "$P/ij/rootfs" /bin/busybox ls -L /usr/bin/nvidia-smi >/dev/null 2>&1 || echo ENOENT)"
 	check "the host's driver files" "$host" "$(host_files ij)"
+	check "staged after stop" 0 "$(host_mounts_under "$WORK/ij.root/run")"
 }
 
 # The second start finds the container's cache current and runs no ldconfig.
@@ -84,11 +92,45 @@ test_inject_second_start_keeps_the_cache() {
 	stop ic
 }
 
+# An unprivileged container's root can remount no injected file read-write: pre-start
+# staged the driver's directories read-only on the host before LXC made the container's
+# namespaces, so the kernel locked the flags of its copy, and of each bind taken from it.
 test_inject_unprivileged() {
+	local lib=/usr/local/nvidia/lib64/libcuda.so.$US staged=$WORK/iu.root/run/gpu-provision/iu.driver host
 	inject_ct iu unprivileged
+	host=$(host_files iu)
 	start iu
 	in_ct "$P" iu nvidia-smi | grep -qF "is /usr/local/nvidia/lib64/libnvidia-ml.so.1"
+	check "remount and write" "refused unwritten" "$(ro_result iu "$lib")"
+	check "still read-only" "ro,nosuid,nodev" \
+		"$(in_ct "$P" iu "grep ' $lib ' /proc/self/mountinfo | cut -d' ' -f6 | sed 's/,relatime//'")"
+	# The container's mounts: the tmpfs and its three files, nothing of the staged tree.
+	check "mounts inside" "0 4" "$(in_ct "$P" iu "grep -c gpu-provision /proc/self/mountinfo; grep -c ' /usr/local/nvidia' /proc/self/mountinfo" | paste -sd' ')"
+	check "staged on the host" "ro,nosuid,nodev" \
+		"$(grep " $staged/usr/lib/x86_64-linux-gnu " /proc/self/mountinfo | cut -d' ' -f6 | sed 's/,relatime//')"
 	stop iu
+	check "staged after stop" "0 absent" "$(host_mounts_under "$staged") $([ -e "$staged" ] && echo present || echo absent)"
+	check "the host's driver files" "$host" "$(host_files iu)"
+}
+
+# Each injected file, and every directory above it, is root's and writable by nobody else:
+# pre-start refuses the start naming the one that is not, and check says so.
+test_inject_untrusted_host_file() {
+	local r=$WORK/iw.root before
+	inject_ct iw
+	chown 100000 "$r/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.$US"
+	before=$(rootfs_list iw)
+	refused_clean iw "$before" "the host's \"$r/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.$US\" would be given into containers, but \"$r/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.$US\" is a file owned by uid 100000"
+	check_json "$r" iw
+	check "finding" "inject-file-untrusted" \
+		"$(jq -r '[.containers[].findings[].id | select(startswith("inject"))] | join(" ")' "$WORK/check.json")"
+	chown 0 "$r/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.$US"
+	chmod g+w "$r/usr/lib"
+	refused_clean iw "$before" "\"$r/usr/lib\" is a directory owned by uid 0 with mode 0775"
+	chmod g-w "$r/usr/lib"
+	start iw
+	in_ct "$P" iw nvidia-smi | grep -qF "nvmlInit_v2 0"
+	stop iw
 }
 
 # A library of another version than the module's is never injected, and a capability
