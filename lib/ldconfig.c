@@ -125,7 +125,10 @@ static int run_ldconfig(void *arg)
 		fprintf(stderr, "cannot enter the rootfs: %s\n", strerror(errno));
 		return 126;
 	}
-	(void)unshare(CLONE_NEWNET | CLONE_NEWIPC);
+	if (unshare(CLONE_NEWNET | CLONE_NEWIPC) < 0) {
+		fprintf(stderr, "cannot leave the network: %s\n", strerror(errno));
+		return 126;
+	}
 	limit(RLIMIT_AS, 1u << 30);
 	limit(RLIMIT_CPU, 10);
 	limit(RLIMIT_FSIZE, 64u << 20);

@@ -3,7 +3,8 @@
  * Test double of the host's ldconfig, for test-ldconfig: a static program that reports
  * how it was run (its user, capabilities, no_new_privs, descriptors beyond stdio, whether
  * the device node /node opens, whether a file can be made in "/" and in the mount /sub,
- * what "/" holds, its arguments) on one line and exits 1, so that the runner passes the
+ * what "/" holds, the network interfaces it sees, its limits, the flags of the mount "/"
+ * is on, its arguments) on one line and exits 1, so that the runner passes the
  * line on. Where "/" holds a file named hang, it waits forever
  * instead.
  */
@@ -11,9 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +30,45 @@ static int made(const char *path)
 	close(fd);
 	unlink(path);
 	return 1;
+}
+
+/* The network interfaces this process sees, by name: "lo" alone in a new namespace. */
+static void print_net(void)
+{
+	struct if_nameindex *ifs = if_nameindex();
+
+	printf(" net");
+	for (struct if_nameindex *i = ifs; i && i->if_index; i++)
+		printf(" %s", i->if_name);
+	if (ifs)
+		if_freenameindex(ifs);
+}
+
+static void print_limits(void)
+{
+	static const struct {
+		int resource;
+		const char *name;
+	} limits[] = { { RLIMIT_AS, "as" },
+		       { RLIMIT_CPU, "cpu" },
+		       { RLIMIT_FSIZE, "fsize" },
+		       { RLIMIT_NOFILE, "nofile" },
+		       { RLIMIT_CORE, "core" } };
+	struct rlimit rl;
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (getrlimit(limits[i].resource, &rl) == 0)
+			printf(" %s %llu", limits[i].name, (unsigned long long)rl.rlim_max);
+}
+
+static void print_mount(void)
+{
+	struct statvfs sv;
+
+	if (statvfs("/", &sv) < 0)
+		return;
+	printf(" mount%s%s%s", sv.f_flag & ST_NODEV ? " nodev" : "",
+	       sv.f_flag & ST_NOSUID ? " nosuid" : "", sv.f_flag & ST_NOEXEC ? " noexec" : "");
 }
 
 int main(int argc, char **argv)
@@ -59,6 +102,9 @@ int main(int argc, char **argv)
 	       : errno == EACCES ? "refused"
 				 : "other");
 	printf(" top %s", made("/made") ? "made" : "refused");
+	print_net();
+	print_limits();
+	print_mount();
 	printf(" sub %s root %sargv", made("/sub/made") ? "made" : "refused", root);
 	for (int i = 0; i < argc; i++)
 		printf(" %s", argv[i]);

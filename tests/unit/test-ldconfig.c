@@ -75,7 +75,8 @@ static int run(const struct gp_ldconfig *l, struct gp_log_capture *why)
 
 /*
  * Root of the rootfs only, no capability left nor to gain, nothing of ours, no
- * environment, no device node of the rootfs opened (the container's device cgroup is not on
+ * environment, no network but its own loopback, its limits, the rootfs copy nodev, nosuid
+ * and noexec, no device node of the rootfs opened (the container's device cgroup is not on
  * yet while hooks run; /node is /dev/null's number, made as a container could), and no
  * mount below the rootfs's own written (/sub, as its /proc or /sys would be).
  */
@@ -89,7 +90,8 @@ static void runs_confined(void **state)
 	assert_int_equal(run(&l, &why), -EIO);
 	assert_non_null(strstr(why.text,
 			       "uid 0 eff 0 prm 0 bnd 0 nnp 1 fds 0 env none node refused "
-			       "top made sub refused root "));
+			       "top made net lo as 1073741824 cpu 10 fsize 67108864 nofile 64 "
+			       "core 0 mount nodev nosuid noexec sub refused root "));
 	assert_non_null(strstr(why.text, " inside ")); /* the rootfs, in readdir's order */
 	assert_non_null(strstr(why.text, "argv ldconfig -X /usr/local/nvidia/lib64"));
 }
