@@ -275,7 +275,8 @@ static const char *rootfs_dir(const struct gp_check_ctx *ctx, const char *name,
 		if (v[0] == '/' && access(v, F_OK) == 0)
 			return v;
 	}
-	if (!gp_root_is_host(ctx->root) || !(ct = lxc_container_new(name, ctx->lxcpath)))
+	/* The running container is the real one, under --root too (LXC is never read there). */
+	if (!(ct = lxc_container_new(name, ctx->lxcpath)))
 		return NULL;
 	if (ct->is_running(ct))
 		pid = ct->init_pid(ct);

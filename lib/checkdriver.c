@@ -146,6 +146,27 @@ static void rootfs_unread(const char *name, const char *rootfs, const struct gp_
 			       "filesystem (ldconfig in the container writes one)");
 }
 
+/* Libraries the container's cache names behind a mount of its own: never followed. */
+static void libraries_unread(const char *name, const char *rootfs, const struct gp_userspace *u,
+			     struct gp_findings *f)
+{
+	struct gp_finding *x = gp_findings_add(f, GP_FINDING_CONTAINER_ROOTFS_UNREAD);
+
+	if (!x)
+		return;
+	GP_SET(x->summary,
+	       "%s's loader cache names %zu driver librar%s behind a mount of the container's: "
+	       "not read",
+	       name, u->crossed, u->crossed == 1 ? "y" : "ies");
+	GP_SET(x->evidence, "%s: the container's /etc/ld.so.cache names %s%s", rootfs,
+	       u->crossed_first, u->crossed > 1 ? ", and more" : "");
+	GP_SET(x->fix,
+	       "nothing to do if the mount is meant to hold them; check does not follow "
+	       "a path into a mount the container made (it may never answer): probe %s "
+	       "reads them from inside",
+	       name);
+}
+
 void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
 		     const char *rootfs, struct gp_findings *f)
 {
@@ -167,7 +188,9 @@ void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const str
 	r = gp_rootfs_read(rootfs, ctx->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS);
 	if (r && r->status < 0)
 		rootfs_unread(name, rootfs, r, f);
-	else if (r)
+	else if (r && r->u.crossed)
+		libraries_unread(name, rootfs, &r->u, f);
+	if (r && r->status == 0)
 		check_container_libraries(ctx, name, conf, &r->u, f);
 	if (r && r->musl && conf->inject == GP_INJECT_YES)
 		check_musl(name, f);

@@ -158,6 +158,7 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 {
 	struct gp_userspace_lib *l;
 	const char *suffix, *base;
+	int r;
 
 	if (u->n == GP_USERSPACE_MAX)
 		return gp_error_errno(-E2BIG, "more than %d NVIDIA libraries in the loader's cache",
@@ -167,8 +168,10 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 	snprintf(l->soname, sizeof(l->soname), "%s", e->soname);
 	snprintf(l->path, sizeof(l->path), "%s", e->path);
 	/* A file the path does not lead to, or whose name needs escaping, is the path. */
-	if (resolve_in(rootfd, e->path, resolve, l->real, sizeof(l->real)) < 0 ||
-	    !gp_str_is_printable(l->real))
+	r = resolve_in(rootfd, e->path, resolve, l->real, sizeof(l->real));
+	if (r == -EXDEV && (resolve & RESOLVE_NO_XDEV) && !u->crossed++)
+		snprintf(u->crossed_first, sizeof(u->crossed_first), "%s", e->path);
+	if (r < 0 || !gp_str_is_printable(l->real))
 		snprintf(l->real, sizeof(l->real), "%s", e->path);
 	base = strrchr(l->real, '/');
 	base = base ? base + 1 : l->real;

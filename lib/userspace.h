@@ -52,6 +52,9 @@ struct gp_userspace {
 	struct gp_userspace_file files[GP_USERSPACE_MAX_FILES];
 	size_t nfiles;
 	char persistenced[64]; /* nvidia-persistenced's socket where it listens, else "" */
+	/* A container's libraries whose path leads across a mount of its own: not followed. */
+	size_t crossed;
+	char crossed_first[256];
 };
 
 /* The capability whose libraries hold soname's ("libcuda.so.1"), or GP_CAP_COUNT. */
