@@ -150,7 +150,7 @@ static void rootfs_unread(const char *name, const char *rootfs, const struct gp_
 static void libraries_unread(const char *name, const char *rootfs, const struct gp_userspace *u,
 			     struct gp_findings *f)
 {
-	struct gp_finding *x = gp_findings_add(f, GP_FINDING_CONTAINER_ROOTFS_UNREAD);
+	struct gp_finding *x = gp_findings_add(f, GP_FINDING_CONTAINER_LIBRARIES_UNFOLLOWED);
 
 	if (!x)
 		return;

@@ -205,6 +205,12 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 						 "regular file of its rootfs, or a mount of the "
 						 "container's did not answer by the deadline",
 						 NULL },
+	[GP_FINDING_CONTAINER_LIBRARIES_UNFOLLOWED] = { "container-libraries-unfollowed",
+							GP_SEV_INFO,
+							"the container's loader cache names driver "
+							"libraries behind a mount of its own: not "
+							"followed, so not judged",
+							NULL },
 	/* lines a recipe put into the container's config */
 	[GP_FINDING_RECIPE_NODE_MISSING] = { "recipe-node-missing", GP_SEV_ERROR,
 					     "a bind or devN of an NVIDIA node the host does not "

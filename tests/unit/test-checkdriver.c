@@ -142,7 +142,7 @@ static void rootfs_not_read(void **state)
 	assert_non_null(strstr(found.v[0].evidence, "Invalid cross-device link"));
 	/* The cache on the rootfs's own filesystem, its library behind the mount: said. */
 	sh("rm %s/etc/ld.so.cache && ldconfig -r %s", rootfs, rootfs);
-	assert_ids(run("compute", "", false), "container-rootfs-unread", NULL);
+	assert_ids(run("compute", "", false), "container-libraries-unfollowed", NULL);
 	assert_non_null(strstr(found.v[0].summary, "names 1 driver library behind a mount"));
 	assert_non_null(strstr(found.v[0].evidence, "names /mnt/own/libcuda.so.1"));
 	sh("umount %s/mnt", rootfs);
