@@ -11,11 +11,14 @@
  * What check reads of a container's rootfs without running anything in it: the driver
  * libraries its loader cache names and whether its C library is musl. A running
  * container's rootfs (/proc/PID/root) holds the mounts its root made; a FUSE server of
- * its own may never answer, and a process that waits on it cannot even be killed. So the
- * read resolves no path across a mount of the container's (lib/userspace.c) and happens in
- * a child (lib/child.c) that the caller abandons at its deadline.
+ * its own may never answer, and a process that waits on it cannot even be killed. So a
+ * rootfs whose own mount is FUSE is not read at all (its init may chroot into one), the
+ * read resolves no path across a mount of the container's (lib/userspace.c), and it
+ * happens in a child (lib/child.c) that the caller abandons at its deadline.
  */
 #define GP_ROOTFS_READ_TIMEOUT_MS 5000
+/* The most of a mount table read to find the rootfs's mount in. */
+#define GP_ROOTFS_MOUNTINFO_MAX (4u << 20)
 
 struct gp_rootfs_read {
 	/*
