@@ -174,6 +174,11 @@ $(BUILD)/tests/faults/%.so: tests/faults/%.c
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
 
 tests-helpers: $(EDIT_HELPERS)
+
+# A FUSE server whose mount never answers a lookup: a container's own stalled mount
+# (t-stall.sh, test-rootfsread).
+STALLFS := $(BUILD)/tests/helpers/stallfs
+tests-helpers: $(STALLFS)
 $(BUILD)/tests/test-ctconf: UNIT_LDFLAGS = -Wl,--wrap=gp_read_file
 
 # libFuzzer targets (clang): make fuzz runs each for FUZZ_SECONDS from its corpus.

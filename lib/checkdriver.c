@@ -147,19 +147,24 @@ static void rootfs_unread(const char *name, const char *rootfs, const struct gp_
 }
 
 /* Libraries the container's cache names behind a mount of its own: never followed. */
-static void libraries_unread(const char *name, const char *rootfs, const struct gp_userspace *u,
-			     struct gp_findings *f)
+static void libraries_unfollowed(const char *name, const char *rootfs, const struct gp_userspace *u,
+				 struct gp_findings *f)
 {
-	struct gp_finding *x = gp_findings_add(f, GP_FINDING_CONTAINER_LIBRARIES_UNFOLLOWED);
+	const char *first = NULL;
+	struct gp_finding *x;
+	size_t n = 0;
 
-	if (!x)
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].unfollowed && !n++)
+			first = u->v[i].path;
+	if (!n || !(x = gp_findings_add(f, GP_FINDING_CONTAINER_LIBRARIES_UNFOLLOWED)))
 		return;
 	GP_SET(x->summary,
 	       "%s's loader cache names %zu driver librar%s behind a mount of the container's: "
 	       "not read",
-	       name, u->crossed, u->crossed == 1 ? "y" : "ies");
-	GP_SET(x->evidence, "%s: the container's /etc/ld.so.cache names %s%s", rootfs,
-	       u->crossed_first, u->crossed > 1 ? ", and more" : "");
+	       name, n, n == 1 ? "y" : "ies");
+	GP_SET(x->evidence, "%s: the container's /etc/ld.so.cache names %s%s", rootfs, first,
+	       n > 1 ? ", and more" : "");
 	GP_SET(x->fix,
 	       "nothing to do if the mount is meant to hold them; check does not follow "
 	       "a path into a mount the container made (it may never answer): probe %s "
@@ -188,10 +193,10 @@ void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const str
 	r = gp_rootfs_read(rootfs, ctx->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS);
 	if (r && r->status < 0)
 		rootfs_unread(name, rootfs, r, f);
-	else if (r && r->u.crossed)
-		libraries_unread(name, rootfs, &r->u, f);
-	if (r && r->status == 0)
+	if (r && r->status == 0) {
+		libraries_unfollowed(name, rootfs, &r->u, f);
 		check_container_libraries(ctx, name, conf, &r->u, f);
+	}
 	if (r && r->musl && conf->inject == GP_INJECT_YES)
 		check_musl(name, f);
 	gp_rootfs_read_free(r);

@@ -162,6 +162,12 @@ static int check_own_libraries(int rootfd, const struct gp_inject *inj, bool *re
 
 		if (v == GP_LIB_THE_MODULES || strncmp(l->path, ours, strlen(ours)) == 0)
 			continue;
+		if (l->unfollowed) {
+			gp_warn("the container's %s lies behind a mount, where no path of the "
+				"rootfs is followed: if it is not the host's %s, remove it",
+				l->path, inj->version);
+			continue;
+		}
 		if (v == GP_LIB_UNKNOWN) {
 			gp_warn(
 			    "the container's %s (%s) is a driver library whose version its name "

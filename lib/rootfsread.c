@@ -94,7 +94,8 @@ static int check_mount(int rootfd, const char *rootfs, struct gp_rootfs_read *ou
 	if (id < 0 || gp_read_file(path, GP_ROOTFS_MOUNTINFO_MAX, &buf, NULL) < 0 ||
 	    fstype_of(buf, id, fstype, sizeof(fstype)) < 0) {
 		snprintf(out->why, sizeof(out->why),
-			 "the mount of its root is not in %s: the container changed its root", path);
+			 "the mount of its root is not in %s: the container changed its root",
+			 path);
 		return -ESTALE;
 	}
 	if (strcmp(fstype, "fuse") != 0 && strcmp(fstype, "fuseblk") != 0 &&

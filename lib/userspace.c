@@ -169,8 +169,7 @@ static int add(struct gp_userspace *u, enum gp_capability cap, const struct gp_l
 	snprintf(l->path, sizeof(l->path), "%s", e->path);
 	/* A file the path does not lead to, or whose name needs escaping, is the path. */
 	r = resolve_in(rootfd, e->path, resolve, l->real, sizeof(l->real));
-	if (r == -EXDEV && (resolve & RESOLVE_NO_XDEV) && !u->crossed++)
-		snprintf(u->crossed_first, sizeof(u->crossed_first), "%s", e->path);
+	l->unfollowed = r == -EXDEV && (resolve & RESOLVE_NO_XDEV);
 	if (r < 0 || !gp_str_is_printable(l->real))
 		snprintf(l->real, sizeof(l->real), "%s", e->path);
 	base = strrchr(l->real, '/');

@@ -32,6 +32,7 @@ struct gp_userspace_lib {
 	char file[128];	  /* its name: libcuda.so.580.159.04 */
 	char version[32]; /* the file's version suffix: 580.159.04 */
 	bool matches;	  /* that version is the kernel module's */
+	bool unfollowed;  /* a container's whose path leads across a mount: real is the path */
 };
 
 /* One of the driver's programs or configuration files (a loader's manifest). */
@@ -52,9 +53,6 @@ struct gp_userspace {
 	struct gp_userspace_file files[GP_USERSPACE_MAX_FILES];
 	size_t nfiles;
 	char persistenced[64]; /* nvidia-persistenced's socket where it listens, else "" */
-	/* A container's libraries whose path leads across a mount of its own: not followed. */
-	size_t crossed;
-	char crossed_first[256];
 };
 
 /* The capability whose libraries hold soname's ("libcuda.so.1"), or GP_CAP_COUNT. */

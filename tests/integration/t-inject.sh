@@ -295,6 +295,25 @@ test_inject_ldconfig_in_a_hostile_rootfs() {
 	grep -qF "the container's /etc/ld.so.cache\" is not a regular file: not read" "$P/il.log"
 	check "the container's cache, again" "regular file" "$(stat -c %F "$P/il/rootfs/etc/ld.so.cache")"
 	stop il
+	# A FIFO, and links into the container's /proc and /dev: none is opened (nothing of the
+	# rootfs is read across a mount), each is said, and the host's ldconfig replaces it.
+	local kind want
+	for kind in fifo /proc/kmsg /dev/zero; do
+		rm "$P/il/rootfs/etc/ld.so.cache"
+		if [ "$kind" = fifo ]; then
+			mkfifo "$P/il/rootfs/etc/ld.so.cache"
+			want="the container's /etc/ld.so.cache\" is not a regular file: not read"
+		else
+			ln -s "$kind" "$P/il/rootfs/etc/ld.so.cache"
+			want="Failed to open \"the container's /etc/ld.so.cache\": Invalid cross-device link"
+		fi
+		: >"$P/il.log"
+		start il
+		grep -qF "$want" "$P/il.log" || { echo "    $kind: no [$want]"; return 1; }
+		check "the cache after $kind" "regular file" "$(stat -c %F "$P/il/rootfs/etc/ld.so.cache")"
+		in_ct "$P" il nvidia-smi | grep -qF "nvmlInit_v2 0"
+		stop il
+	done
 	inject_ct il2
 	mkfifo "$P/il2/rootfs/etc/ld.so.conf"
 	before=$(rootfs_list il2)
