@@ -231,6 +231,9 @@ $(LDCONFIG_REPORT): tests/helpers/ldconfig-report.c
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -D_GNU_SOURCE -static -o $@ $<
 $(BUILD)/tests/test-ldconfig: | $(LDCONFIG_REPORT)
 $(BUILD)/tests/test-ldconfig: UNIT_CFLAGS += -DHELPERS='"$(CURDIR)/$(BUILD)/tests/helpers"'
+$(BUILD)/tests/test-rootfsread: | $(STALLFS)
+$(BUILD)/tests/test-rootfsread: UNIT_CFLAGS += -DHELPERS='"$(CURDIR)/$(BUILD)/tests/helpers"'
+$(BUILD)/tests/test-rootfsread: UNIT_LDFLAGS = -Wl,--wrap=gp_userspace_scan_rootfs
 $(BUILD)/tests/test-checkdriver: | $(FAKECUDA)/.stamp
 $(BUILD)/tests/test-checkdriver: UNIT_CFLAGS += -DFAKECUDA='"$(CURDIR)/$(FAKECUDA)/libcuda.so"'
 $(BUILD)/tests/test-uvmapply: UNIT_LDFLAGS = -Wl,--wrap=gp_module_insert -Wl,--wrap=gp_module_remove

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A container's rootfs read by check (lib/rootfsread.c): a reader that never returns is
+ * given up at the deadline (gp_userspace_scan_rootfs wrapped to wait forever, as a read
+ * on a dead network filesystem would); a rootfs on FUSE, a real one that never answers a
+ * lookup (tests/helpers/stallfs), is refused before anything in it is asked; what was read
+ * comes back whole. Runs as root (make check), as check does.
+ */
+#include "unit.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "rootfsread.h"
+
+#define STALLFS HELPERS "/stallfs"
+
+static bool stall_reads;
+static char dir[] = "/tmp/gp-rootfsread.XXXXXX";
+
+int __real_gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u);
+int __wrap_gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u);
+int __wrap_gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u)
+{
+	while (stall_reads)
+		pause();
+	return __real_gp_userspace_scan_rootfs(rootfd, version, u);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (geteuid() != 0 || !mkdtemp(dir))
+		return -1;
+	sh("mkdir -p %s/etc %s/lib && touch %s/lib/ld-musl-x86_64.so.1", dir, dir, dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("rm -rf %s", dir);
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void read_whole(void **state)
+{
+	struct gp_rootfs_read *r = gp_rootfs_read(dir, "580.159.04", 5000);
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(r->status, 0);
+	assert_true(r->musl);
+	assert_false(r->u.cache_found); /* none: not an error */
+	gp_rootfs_read_free(r);
+}
+
+static void missing_rootfs(void **state)
+{
+	struct gp_rootfs_read *r = gp_rootfs_read("/nonexistent/rootfs", "580.159.04", 5000);
+
+	(void)state;
+	assert_int_equal(r->status, -ENOENT);
+	assert_non_null(strstr(r->why, "Failed to open \"/nonexistent/rootfs\""));
+	gp_rootfs_read_free(r);
+}
+
+static void reader_given_up_at_the_deadline(void **state)
+{
+	struct gp_rootfs_read *r;
+	double t0 = now(), took;
+
+	(void)state;
+	stall_reads = true;
+	r = gp_rootfs_read(dir, "580.159.04", 1000);
+	took = now() - t0;
+	stall_reads = false;
+	assert_int_equal(r->status, -ETIMEDOUT);
+	assert_non_null(strstr(r->why, "did not answer within 1 s"));
+	assert_true(took >= 1.0 && took < 3.0);
+	gp_rootfs_read_free(r);
+}
+
+/* The server, started on dir/f: its pid once it said "ready". */
+static pid_t start_stallfs(const char *mnt)
+{
+	int out[2];
+	char line[16] = "";
+	pid_t pid;
+
+	assert_int_equal(pipe(out), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		execl(STALLFS, "stallfs", mnt, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	assert_true(read(out[0], line, sizeof(line) - 1) > 0);
+	close(out[0]);
+	assert_string_equal(line, "ready\n");
+	return pid;
+}
+
+static void fuse_rootfs_is_not_read(void **state)
+{
+	char mnt[64];
+	struct gp_rootfs_read *r;
+	double t0;
+	pid_t pid;
+
+	(void)state;
+	snprintf(mnt, sizeof(mnt), "%s/f", dir);
+	sh("mkdir -p %s", mnt);
+	pid = start_stallfs(mnt);
+	t0 = now();
+	r = gp_rootfs_read(mnt, "580.159.04", 5000);
+	assert_true(now() - t0 < 1.0); /* nothing waited on */
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(r->status, -EXDEV);
+	assert_non_null(strstr(r->why, "its root is on a FUSE filesystem (fuse.stallfs)"));
+	gp_rootfs_read_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(read_whole),
+		cmocka_unit_test(missing_rootfs),
+		cmocka_unit_test(reader_given_up_at_the_deadline),
+		cmocka_unit_test(fuse_rootfs_is_not_read),
+	};
+
+	return cmocka_run_group_tests_name("rootfsread", tests, setup, teardown);
+}
