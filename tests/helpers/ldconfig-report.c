@@ -4,9 +4,8 @@
  * how it was run (its user, capabilities, no_new_privs, descriptors beyond stdio, whether
  * the device node /node opens, whether a file can be made in "/" and in the mount /sub,
  * what "/" holds, the network interfaces it sees, its limits, the flags of the mount "/"
- * is on, its arguments) on one line and exits 1, so that the runner passes the
- * line on. Where "/" holds a file named hang, it waits forever
- * instead.
+ * is on, the name it was executed by, its arguments) on one line and exits 1, so that the runner
+ * passes the line on. Where "/" holds a file named hang, it waits forever instead.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +14,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
@@ -105,6 +105,7 @@ int main(int argc, char **argv)
 	print_net();
 	print_limits();
 	print_mount();
+	printf(" exe %s", (const char *)getauxval(AT_EXECFN));
 	printf(" sub %s root %sargv", made("/sub/made") ? "made" : "refused", root);
 	for (int i = 0; i < argc; i++)
 		printf(" %s", argv[i]);

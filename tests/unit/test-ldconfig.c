@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "ldconfig.h"
 #include "log.h"
 #include "util.h"
@@ -91,9 +92,24 @@ static void runs_confined(void **state)
 	assert_non_null(strstr(why.text,
 			       "uid 0 eff 0 prm 0 bnd 0 nnp 1 fds 0 env none node refused "
 			       "top made net lo as 1073741824 cpu 10 fsize 67108864 nofile 64 "
-			       "core 0 mount nodev nosuid noexec sub refused root "));
+			       "core 0 mount nodev nosuid noexec exe /dev/fd/"));
+	assert_non_null(strstr(why.text, " sub refused root ")); /* executed by descriptor */
 	assert_non_null(strstr(why.text, " inside ")); /* the rootfs, in readdir's order */
 	assert_non_null(strstr(why.text, "argv ldconfig -X /usr/local/nvidia/lib64"));
+}
+
+/* The copy ldconfig runs from: a memfd sealed against writes, growth, shrinking, new seals. */
+static void the_copy_is_sealed(void **state)
+{
+	int fd = gp_sealed_copy(REPORT, 64u << 20, "ldconfig");
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GET_SEALS),
+			 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	assert_int_equal(write(fd, "x", 1), -1);
+	assert_int_equal(errno, EPERM);
+	close(fd);
 }
 
 static void refuses_another_file(void **state)
@@ -150,6 +166,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(runs_confined),
+		cmocka_unit_test(the_copy_is_sealed),
 		cmocka_unit_test(refuses_another_file),
 		cmocka_unit_test(refuses_a_dynamic_program),
 		cmocka_unit_test(stops_at_the_deadline),
