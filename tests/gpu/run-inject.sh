@@ -1,7 +1,7 @@
 #!/bin/bash
 # The GPU host run of [driver] inject: a container whose rootfs holds no NVIDIA file (the
 # host's C library copied in, nothing of the host's /usr bound) gets the host's driver user
-# space at start. On a GPU host, from the checkout root, after make gpu-tools
+# space at start, privileged and unprivileged (whose root cannot remount it read-write). On a GPU host, from the checkout root, after make gpu-tools
 # (tests/gpu/e2e-lib.sh says what else): bash tests/gpu/run-inject.sh. The last line is
 # "N passed, N failed".
 set -uo pipefail
@@ -68,6 +68,31 @@ expect_grep "probe i1: the injected libcuda at the module's version" \
 step gp probe i1 --json
 lxc-stop -P "$P" -n i1 -k
 step find "$P/i1/rootfs/usr/local" "$P/i1/rootfs/usr/bin" "$P/i1/rootfs/etc" -xdev
+say "i1 after stop: nothing staged is left on the host"
+expect "i1 staged tree after stop" "0 absent" \
+	"$(grep -c ' /run/gpu-provision/i1.driver' /proc/self/mountinfo) $([ -e /run/gpu-provision/i1.driver ] && echo present || echo absent)"
+
+say "i2: unprivileged, injected: the real driver's files, bound locked read-only"
+glibct i2
+printf '%s\n' "lxc.idmap = u 0 100000 65536" "lxc.idmap = g 0 100000 65536" >>"$P/i2/config"
+chown -R 100000:100000 "$P/i2/rootfs"
+chmod 755 "$P/i2"
+step gp attach i2 --gpus 0 --inject
+expect "attach i2 --inject: exit" 0 "$rc"
+lxc-start -P "$P" -n i2 -l DEBUG -o /tmp/i2.log || grep -vE 'DEBUG|INFO' /tmp/i2.log | tail -20
+expect "i2 state" RUNNING "$(lxc-info -P "$P" -n i2 -sH)"
+step grep ' /run/gpu-provision/i2.driver' /proc/self/mountinfo
+expect_grep "i2: the driver's directory staged read-only" "ro,nosuid,nodev" "$out"
+step run_in i2 /bin/cuinit
+expect "i2 cuInit" "0 cuInit 0 CUDA_SUCCESS devices 1" \
+	"$rc $(grep -o '^cuInit [0-9]* [A-Z_]*' <<<"$out") $(grep '^devices ' <<<"$out")"
+step run_in i2 /bin/sh -c "mount -o remount,bind,rw /usr/local/nvidia/lib64/libcuda.so.$version 2>&1 && echo remounted || echo refused"
+expect_grep "i2: remount,rw of the injected libcuda refused" "^refused" "$out"
+step gp probe i2
+expect "probe i2" "0 probe i2: ok" "$rc $(head -1 <<<"$out" | grep -o '^probe i2: [a-z]*')"
+lxc-stop -P "$P" -n i2 -k
+expect "i2 staged tree after stop" 0 "$(grep -c ' /run/gpu-provision/i2.driver' /proc/self/mountinfo)"
+
 say "start times, 9 alternating each: i1 with injection, i0 (the same rootfs) without"
 glibct i0
 gp attach i0 --gpus 0 --no-inject >/dev/null

@@ -66,6 +66,8 @@ run_test() {
 		"$name"
 	) >"$WORK/$name.out" 2>&1
 	rc=$?
+	# A stalling FUSE server a failed test left (t-stall.sh) ends, and its waiters with it.
+	pkill -x stallfs 2>/dev/null && sleep 0.5
 	# No test may change the host's own device nodes.
 	if [ "$(stat -c '%a %t:%T' /dev/null)" != "666 1:3" ]; then
 		echo "    the host's /dev/null changed: $(stat -c '%a %t:%T' /dev/null)" >>"$WORK/$name.out"

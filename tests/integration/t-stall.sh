@@ -26,11 +26,11 @@ ct_pid() { lxc-info -P "$P" -n "$1" -pH; }
 
 # stall_mount NAME DIR: the stalling FUSE server mounted at DIR in NAME's mount namespace.
 stall_mount() {
-	local name=$1 dir=$2 pid i
+	local name=$1 dir=$2 pid
 	pid=$(ct_pid "$name")
 	"$STALLFS" --ns "$pid" "$dir" >"$WORK/$name.stallfs" 2>&1 &
 	STALL_PIDS="$STALL_PIDS $!"
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		grep -qx ready "$WORK/$name.stallfs" && return 0
 		sleep 0.1
 	done
