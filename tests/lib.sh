@@ -127,6 +127,16 @@ host_mounts_under() {
 	count_matching -- "$1" /proc/self/mountinfo
 }
 
+# mounts_under LXCPATH NAME DIR: host_mounts_under DIR, and the mounts of DIR in the
+# container's own mount namespace while it runs (a mount made there never shows on the host).
+mounts_under() {
+	local pid n
+	n=$(host_mounts_under "$3")
+	pid=$(lxc-info -P "$1" -n "$2" -pH 2>/dev/null || true)
+	[ -z "$pid" ] || n=$((n + $(count_matching -- "$3" "/proc/$pid/mountinfo")))
+	echo "$n"
+}
+
 # add_fake_cuda LXCPATH NAME VERSION: the test double of libcuda.so.1, as the file
 # libcuda.so.VERSION in the container's /opt/fakecuda, found through an ld.so.cache made
 # for the rootfs. Its behaviour comes from the container's /etc/fake-cuda (set_fake_cuda).

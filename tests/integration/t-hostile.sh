@@ -21,7 +21,7 @@ hostile_ct() {
 # No mount anywhere of the fixture's nodes or the victim, and the victim unchanged.
 host_untouched() {
 	check "host mounts of the nodes" 0 "$(host_mounts_under "$WORK/$1.root/dev")"
-	check "host mounts of the victim" 0 "$(host_mounts_under "$WORK/victim.d")"
+	check "mounts of the victim" 0 "$(mounts_under "$P" "$1" "$WORK/victim.d")"
 	check "victim file" secret "$(cat "$WORK/victim.d/file")"
 	check "victim dir" file "$(ls "$WORK/victim.d" | tr '\n' ' ' | tr -d ' ')"
 }

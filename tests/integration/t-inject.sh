@@ -34,8 +34,8 @@ refused_clean() {
 	if start "$name"; then echo "    $name started"; return 1; fi
 	grep -qF -- "$want" "$P/$name.log" || { echo "    no \"$want\" in:"; grep gpu-hook "$P/$name.log" | tail -5; return 1; }
 	check "rootfs after the refusal" "$before" "$(rootfs_list "$name")"
-	check "mounts left" 0 "$(host_mounts_under "$P/$name/rootfs")"
-	check "staged mounts left" 0 "$(host_mounts_under "$WORK/$name.root/run")"
+	check "mounts left" 0 "$(mounts_under "$P" "$name" "$P/$name/rootfs")"
+	check "staged mounts left" 0 "$(mounts_under "$P" "$name" "$WORK/$name.root/run")"
 	check "staged tree left" absent "$([ -e "$WORK/$name.root/run/gpu-provision/$name.driver" ] && echo present || echo absent)"
 }
 
@@ -60,6 +60,7 @@ test_inject_runs_from_injected_files() {
 	# Read-only, nosuid, nodev: the tmpfs and each file bound in it.
 	check "mount options" "ro,nosuid,nodev ro,nosuid,nodev ro,nosuid,nodev ro,nosuid,nodev" \
 		"$(in_ct "$P" ij "grep ' /usr/local/nvidia' /proc/self/mountinfo | cut -d' ' -f6 | sed 's/,relatime//'" | paste -sd' ')"
+	check "the staged tree inside" 0 "$(in_ct "$P" ij "grep -c gpu-provision /proc/self/mountinfo || true")"
 	check "write into the tmpfs" "Read-only file system" \
 		"$(in_ct "$P" ij 'touch /usr/local/nvidia/lib64/x 2>&1 || true' | grep -o 'Read-only file system')"
 	check "write to a library" "Read-only file system" \
