@@ -30,6 +30,7 @@ failures=""
 
 cleanup() {
 	local c
+	pkill -x stallfs 2>/dev/null && sleep 0.5
 	for c in $(lxc-ls -P "$P" 2>/dev/null); do
 		lxc-stop -P "$P" -n "$c" -k >/dev/null 2>&1
 		lxc-destroy -P "$P" -n "$c" >/dev/null 2>&1
