@@ -12,6 +12,7 @@
 #include "check.h"
 #include "ctconf.h"
 #include "inject.h"
+#include "paths.h"
 #include "rootfsread.h"
 #include "userspace.h"
 #include "util.h"
@@ -136,9 +137,9 @@ static void rootfs_unread(const char *name, const char *rootfs, const struct gp_
 	if (!x)
 		return;
 	GP_SET(x->summary, "%s's loader cache and C library were not read%s", name,
-	       r->status == -ETIMEDOUT ? ": its rootfs did not answer" : "");
+	       r->status == -ETIMEDOUT || r->stuck ? ": its rootfs did not answer" : "");
 	GP_SET(x->evidence, "%s: %s", rootfs, r->why);
-	if (r->status == -ETIMEDOUT)
+	if (r->status == -ETIMEDOUT || r->stuck)
 		GP_SET(x->fix, "find the mount in the container that does not answer (a FUSE "
 			       "or network filesystem) and unmount it, or stop its server");
 	else
@@ -175,6 +176,7 @@ static void libraries_unfollowed(const char *name, const char *rootfs, const str
 void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
 		     const char *rootfs, struct gp_findings *f)
 {
+	_cleanup_free_ char *record = NULL;
 	struct gp_rootfs_read *r;
 	struct gp_finding *x;
 
@@ -190,7 +192,8 @@ void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const str
 	}
 	if (!rootfs || !ctx->hs.host.driver_loaded)
 		return;
-	r = gp_rootfs_read(rootfs, ctx->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS);
+	record = gp_reader_path(ctx->root, name);
+	r = gp_rootfs_read(rootfs, ctx->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS, record);
 	if (r && r->status < 0)
 		rootfs_unread(name, rootfs, r, f);
 	if (r && r->status == 0) {

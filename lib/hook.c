@@ -47,6 +47,15 @@ static int remove_state(char *path)
 	return 0;
 }
 
+/* The start's plan and injection record removed: 0 or -errno (said). */
+static int drop_state(const char *root, const char *name)
+{
+	int r = remove_state(gp_inject_path(root, name)),
+	    p = remove_state(gp_plan_path(root, name));
+
+	return r < 0 ? r : p;
+}
+
 /* The injection as the mount hook will read it back: a file it would refuse is not written. */
 static int write_checked(char *path, char *text, struct gp_inject *inj)
 {
@@ -520,18 +529,19 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 	/* The injection after the binds: a refused one takes them back too. */
 	r = gp_mount_plan(rootfs, root, &plan, inject, &st);
 	/*
-	 * LXC runs no post-stop after an aborted start: drop the plan here. An
-	 * unprivileged container's hook may not; the next pre-start rewrites it.
+	 * A refused start's plan and injection record go here already (an unprivileged
+	 * container's hook may not remove them: the next pre-start rewrites them). The staged
+	 * tree is the host's, which this namespace only holds a copy of: LXC's post-stop, which
+	 * it runs after an aborted start too (5.0.2's lxc_end), takes it away there.
 	 */
 	if (r < 0)
-		gp_hook_post_stop(root, name);
+		drop_state(root, name);
 	return r;
 }
 
 int gp_hook_post_stop(const char *root, const char *name)
 {
-	int s = gp_inject_unstage(root, name), r = remove_state(gp_inject_path(root, name)),
-	    p = remove_state(gp_plan_path(root, name));
+	int s = gp_inject_unstage(root, name), r = drop_state(root, name);
 
-	return s < 0 ? s : r < 0 ? r : p;
+	return s < 0 ? s : r;
 }

@@ -165,6 +165,11 @@ char *gp_inject_path(const char *root, const char *name)
 	return run_file(root, name, ".inject");
 }
 
+char *gp_reader_path(const char *root, const char *name)
+{
+	return run_file(root, name, ".reader");
+}
+
 char *gp_inject_stage_path(const char *root, const char *name)
 {
 	return run_file(root, name, ".driver");

@@ -85,6 +85,8 @@ char *gp_verdict_path(const char *root, const char *name);
 char *gp_inject_path(const char *root, const char *name);
 /* <root>/run/gpu-provision/<name>.driver: the driver's directories staged for a start. */
 char *gp_inject_stage_path(const char *root, const char *name);
+/* <root>/run/gpu-provision/<name>.reader: check's rootfs reader left waiting, if any. */
+char *gp_reader_path(const char *root, const char *name);
 
 /*
  * The program name beside the running binary, when it is there and executable (a build

@@ -4,6 +4,7 @@
 #define GP_ROOTFSREAD_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "userspace.h"
 
@@ -14,11 +15,10 @@
  * its own may never answer, and a process that waits on it cannot even be killed. So a
  * rootfs whose own mount is FUSE is not read at all (its init may chroot into one), the
  * read resolves no path across a mount of the container's (lib/userspace.c), and it
- * happens in a child (lib/child.c) that the caller abandons at its deadline.
+ * happens in a child (lib/child.c) that the caller abandons at its deadline, holding no
+ * power of root's but reading.
  */
 #define GP_ROOTFS_READ_TIMEOUT_MS 5000
-/* The most of a mount table read to find the rootfs's mount in. */
-#define GP_ROOTFS_MOUNTINFO_MAX (4u << 20)
 
 struct gp_rootfs_read {
 	/*
@@ -27,16 +27,20 @@ struct gp_rootfs_read {
 	 */
 	int status;
 	char why[768];
+	pid_t stuck; /* the reader left waiting in the kernel at the deadline, else 0 */
 	bool musl;
 	struct gp_userspace u;
 };
 
 /*
  * Reads rootfs (a directory: "/proc/PID/root" or a stopped container's) in a child under
- * timeout_ms, version being the kernel module's. Returns what was read, to be released with
- * gp_rootfs_read_free (status says whether it is whole), or NULL for no memory.
+ * timeout_ms, version being the kernel module's. A reader left waiting in the kernel at the
+ * deadline is noted in record (a file; NULL: none), and while it waits no other is sent
+ * (status -EBUSY). Returns what was read, to be released with gp_rootfs_read_free (status
+ * says whether it is whole), or NULL for no memory.
  */
-struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, int timeout_ms);
+struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, int timeout_ms,
+				      const char *record);
 void gp_rootfs_read_free(struct gp_rootfs_read *r);
 
 #endif

@@ -4,12 +4,11 @@
  *
  * A test double for tests/integration: a FUSE server, spoken to over
  * /dev/fuse without libfuse, that answers INIT, GETATTR of its root and
- * STATFS (STATX and ACCESS of its root with ENOSYS), and never a LOOKUP nor any
- * other request.  It reads them and leaves them pending, so whatever walks
- * a path below MOUNTPOINT (or opens the root as a directory) waits in the
- * kernel for an answer that never comes and, once SIGKILLed, stays in
- * state D until this server dies.  That is the container's own stalled
- * mount.
+ * STATFS (STATX, ACCESS and the xattr requests of its root with ENOSYS),
+ * and never a LOOKUP nor any other request.  It reads them and leaves them pending, so whatever
+ * walks a path below MOUNTPOINT (or opens the root as a directory) waits in the kernel for an
+ * answer that never comes and, once SIGKILLed, stays in state D until this server dies.  That is
+ * the container's own stalled mount.
  *
  * --ns PID makes the mount in the mount namespace of PID, at MOUNTPOINT as
  * PID sees it.
@@ -238,7 +237,8 @@ static void on_statx(int fd, const struct fuse_in_header *in)
 
 /*
  * ACCESS of the root (chdir and chroot into the mount ask it): ENOSYS, so that the kernel
- * grants it without asking again, and a process can make the mount its root.
+ * grants it without asking again, and a process can make the mount its root. The same for
+ * GETXATTR and LISTXATTR (an overlay over the mount asks them): no extended attributes.
  */
 static void on_access(int fd, const struct fuse_in_header *in)
 {
@@ -304,6 +304,8 @@ static void dispatch(int fd, const struct fuse_in_header *in, size_t len)
 		on_statx(fd, in);
 		break;
 	case FUSE_ACCESS:
+	case FUSE_GETXATTR:
+	case FUSE_LISTXATTR:
 		on_access(fd, in);
 		break;
 	case FUSE_STATFS:

@@ -35,6 +35,9 @@ cleanup() {
 		lxc-stop -P "$P" -n "$c" -k >/dev/null 2>&1
 		lxc-destroy -P "$P" -n "$c" >/dev/null 2>&1
 	done
+	# A mount a broken start left under WORK (a mutant's) goes before WORK does.
+	awk -v w="$WORK/" 'index($5, w) == 1 {print $5}' /proc/self/mountinfo | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null || true; done
 	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
 	[ -z "$GP_INSTALLED" ] || rm -rf "$GP_INSTALLED"
 }

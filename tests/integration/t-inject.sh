@@ -114,6 +114,18 @@ test_inject_unprivileged() {
 	check "the host's driver files" "$host" "$(host_files iu)"
 }
 
+# An unprivileged container's start refused in the mount hook: nothing left in its rootfs,
+# and the host's staged tree gone too (LXC's post-stop, on the host, takes it away).
+test_inject_unprivileged_refused_clean() {
+	local before
+	inject_ct iur unprivileged
+	mkdir -p "$P/iur/rootfs/usr/local"
+	echo mine >"$P/iur/rootfs/usr/local/nvidia"
+	chown -R 100000:100000 "$P/iur/rootfs/usr/local"
+	before=$(rootfs_list iur)
+	refused_clean iur "$before" "/usr/local/nvidia in the container is not a plain directory of its rootfs"
+}
+
 # Each injected file, and every directory above it, is root's and writable by nobody else:
 # pre-start refuses the start naming the one that is not, and check says so.
 test_inject_untrusted_host_file() {

@@ -139,6 +139,46 @@ test_check_root_on_a_stalled_mount() {
 	stop sr
 }
 
+# The container's init chrooted into an overlay over its own FUSE mount: the root's mount is
+# an overlay, so the reader is sent, and waits in the kernel past its deadline. check says
+# so naming it; a second check sends no second reader while the first waits; once the
+# server is gone, nothing of ours is left.
+test_check_root_on_an_overlay_of_a_stalled_mount() {
+	local pid left
+	overlay_ct so "/bin/sh /stall-init"
+	mkdir -p "$P/so/rootfs/empty" "$P/so/rootfs/ovl"
+	cat >"$P/so/rootfs/stall-init" <<-'EOF'
+		mkdir -p /mnt/f
+		while ! grep -q " /ovl " /proc/self/mountinfo; do sleep 0.1; done
+		exec chroot /ovl /sbin/init
+	EOF
+	start so
+	pid=$(ct_pid so)
+	stall_mount so /mnt/f
+	nsenter -t "$pid" -m mount -t overlay none -o lowerdir=/empty:/mnt/f /ovl
+	for _ in $(seq 50); do
+		grep ' / / ' "/proc/$pid/mountinfo" | grep -q 'lowerdir=/empty:/mnt/f' && break
+		sleep 0.1
+	done
+	check "init's root, the overlay over the stalled mount" 1 \
+		"$(grep ' / / ' "/proc/$pid/mountinfo" | grep -c 'lowerdir=/empty:/mnt/f')"
+	timed_check so
+	check "returned by the deadlines" yes "$([ "$secs" -lt 15 ] && echo yes)"
+	finding_of container-rootfs-unread evidence | grep -qE "did not answer within 5 s .*the reader, pid [0-9]+, waits in the kernel" ||
+		{ echo "    evidence: $(finding_of container-rootfs-unread evidence)"; return 1; }
+	left=$(ours_left so)
+	check "one reader left, in the kernel" "1 D" "$(echo "$left" | wc -l) $(echo "$left" | cut -d' ' -f2)"
+	timed_check so
+	check "the second check, at once" yes "$([ "$secs" -lt 5 ] && echo yes)"
+	finding_of container-rootfs-unread evidence | grep -qF "the reader an earlier check left, pid ${left%% *}, still waits" ||
+		{ echo "    second evidence: $(finding_of container-rootfs-unread evidence)"; return 1; }
+	check "still one reader" "$left" "$(ours_left so)"
+	stall_kill
+	sleep 1
+	check "left once the server is gone" "" "$(ours_left so)"
+	stop so
+}
+
 # A FIFO, a link into /proc and a link into /dev as the running container's loader cache:
 # none is opened, each is said.
 test_check_cache_fifo_and_links() {

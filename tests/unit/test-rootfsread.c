@@ -9,6 +9,7 @@
 #include "unit.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #define STALLFS HELPERS "/stallfs"
 
 static bool stall_reads;
+static pid_t server; /* the running stallfs, ended by teardown if a test could not */
 static char dir[] = "/tmp/gp-rootfsread.XXXXXX";
 
 int __real_gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_userspace *u);
@@ -42,7 +44,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", dir);
+	if (server > 0 && kill(server, SIGKILL) == 0)
+		waitpid(server, NULL, 0);
+	sh("umount -l %s/ovl 2>/dev/null; umount -l %s/f 2>/dev/null; rm -rf %s", dir, dir, dir);
 	return 0;
 }
 
@@ -56,7 +60,7 @@ static double now(void)
 
 static void read_whole(void **state)
 {
-	struct gp_rootfs_read *r = gp_rootfs_read(dir, "580.159.04", 5000);
+	struct gp_rootfs_read *r = gp_rootfs_read(dir, "580.159.04", 5000, NULL);
 
 	(void)state;
 	assert_non_null(r);
@@ -68,7 +72,7 @@ static void read_whole(void **state)
 
 static void missing_rootfs(void **state)
 {
-	struct gp_rootfs_read *r = gp_rootfs_read("/nonexistent/rootfs", "580.159.04", 5000);
+	struct gp_rootfs_read *r = gp_rootfs_read("/nonexistent/rootfs", "580.159.04", 5000, NULL);
 
 	(void)state;
 	assert_int_equal(r->status, -ENOENT);
@@ -83,7 +87,7 @@ static void reader_given_up_at_the_deadline(void **state)
 
 	(void)state;
 	stall_reads = true;
-	r = gp_rootfs_read(dir, "580.159.04", 1000);
+	r = gp_rootfs_read(dir, "580.159.04", 1000, NULL);
 	took = now() - t0;
 	stall_reads = false;
 	assert_int_equal(r->status, -ETIMEDOUT);
@@ -102,6 +106,7 @@ static pid_t start_stallfs(const char *mnt)
 	assert_int_equal(pipe(out), 0);
 	pid = fork();
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM); /* it goes with this test, however it ends */
 		dup2(out[1], STDOUT_FILENO);
 		execl(STALLFS, "stallfs", mnt, (char *)NULL);
 		_exit(127);
@@ -110,7 +115,7 @@ static pid_t start_stallfs(const char *mnt)
 	assert_true(read(out[0], line, sizeof(line) - 1) > 0);
 	close(out[0]);
 	assert_string_equal(line, "ready\n");
-	return pid;
+	return server = pid;
 }
 
 static void fuse_rootfs_is_not_read(void **state)
@@ -125,12 +130,56 @@ static void fuse_rootfs_is_not_read(void **state)
 	sh("mkdir -p %s", mnt);
 	pid = start_stallfs(mnt);
 	t0 = now();
-	r = gp_rootfs_read(mnt, "580.159.04", 5000);
+	r = gp_rootfs_read(mnt, "580.159.04", 5000, NULL);
 	assert_true(now() - t0 < 1.0); /* nothing waited on */
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
+	server = 0;
 	assert_int_equal(r->status, -EXDEV);
 	assert_non_null(strstr(r->why, "its root is on a FUSE filesystem (fuse.stallfs)"));
+	gp_rootfs_read_free(r);
+}
+
+/*
+ * An overlay over a mount that never answers (the container's own FUSE under an overlay
+ * its init chrooted into): the mount check sees an overlay, the reader waits in the kernel
+ * past the deadline and is left, noted in the record; the next read sends no second one
+ * while it waits, and once the server is gone the record is stale and the rootfs read.
+ */
+static void reader_left_waiting_once(void **state)
+{
+	char f[80], ovl[80], record[80];
+	struct gp_rootfs_read *r;
+	pid_t pid, stuck;
+	double t0;
+
+	(void)state;
+	snprintf(f, sizeof(f), "%s/f", dir);
+	snprintf(ovl, sizeof(ovl), "%s/ovl", dir);
+	snprintf(record, sizeof(record), "%s/x.reader", dir);
+	sh("mkdir -p %s %s/empty %s", f, dir, ovl);
+	pid = start_stallfs(f);
+	sh("mount -t overlay none -o lowerdir=%s/empty:%s %s", dir, f, ovl);
+	r = gp_rootfs_read(ovl, "580.159.04", 1000, record);
+	assert_int_equal(r->status, -ETIMEDOUT);
+	assert_true(r->stuck > 0);
+	assert_non_null(strstr(r->why, "waits in the kernel"));
+	stuck = r->stuck;
+	gp_rootfs_read_free(r);
+	t0 = now();
+	r = gp_rootfs_read(ovl, "580.159.04", 1000, record);
+	assert_true(now() - t0 < 0.5);
+	assert_int_equal(r->status, -EBUSY);
+	assert_int_equal(r->stuck, stuck);
+	gp_rootfs_read_free(r);
+	kill(pid, SIGKILL); /* the connection goes with the server; the reader with it */
+	waitpid(pid, NULL, 0);
+	server = 0;
+	assert_int_equal(waitpid(stuck, NULL, 0), stuck);
+	sh("umount -l %s; umount -l %s || true", ovl, f);
+	r = gp_rootfs_read(ovl, "580.159.04", 1000, record);
+	assert_int_not_equal(r->status, -EBUSY);
+	assert_int_equal(access(record, F_OK), -1);
 	gp_rootfs_read_free(r);
 }
 
@@ -141,6 +190,7 @@ int main(void)
 		cmocka_unit_test(missing_rootfs),
 		cmocka_unit_test(reader_given_up_at_the_deadline),
 		cmocka_unit_test(fuse_rootfs_is_not_read),
+		cmocka_unit_test(reader_left_waiting_once),
 	};
 
 	return cmocka_run_group_tests_name("rootfsread", tests, setup, teardown);
