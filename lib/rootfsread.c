@@ -41,20 +41,25 @@ static int keep_only_reading(void)
 	return 0;
 }
 
-/* In the child: what the caller reads once it exited 0. */
-static int read_rootfs(void *arg)
+/* What the caller reads: the cache's libraries, the musl loader, what was not read. */
+static void read_rootfs(const struct job *job)
 {
-	const struct job *job = arg;
 	struct gp_rootfs_read *out = job->out;
 	struct gp_log_capture why;
 
-	if (keep_only_reading() < 0)
-		return 126;
 	gp_log_capture_start(&why);
 	out->status = gp_userspace_scan_rootfs(job->rootfd, job->version, &out->u);
 	out->musl = gp_rootfs_is_musl(job->rootfd);
 	gp_log_capture_stop(&why);
 	snprintf(out->why, sizeof(out->why), "%s", why.text);
+}
+
+/* In the child: what the caller reads once it exited 0. */
+static int reader(void *arg)
+{
+	if (keep_only_reading() < 0)
+		return 126;
+	read_rootfs(arg);
 	return 0;
 }
 
@@ -91,6 +96,16 @@ static int fstype_of(FILE *f, int id, char *fstype, size_t size)
 	return -ENOENT;
 }
 
+/* A running container's root, "/proc/PID/root": PID, else 0. */
+static int init_of(const char *rootfs)
+{
+	int pid = 0, n = 0;
+
+	return sscanf(rootfs, "/proc/%d/root%n", &pid, &n) == 1 && rootfs[n] == '\0' && pid > 0
+		   ? pid
+		   : 0;
+}
+
 /*
  * The root to read, and the mount table it is seen in, both from one directory: the
  * init's /proc/PID for "/proc/PID/root" (a pid reused meanwhile cannot mix two processes),
@@ -99,9 +114,9 @@ static int fstype_of(FILE *f, int id, char *fstype, size_t size)
 static int open_root(const char *rootfs, int *rootfd, FILE **table)
 {
 	_cleanup_close_ int proc = -1;
-	int pid = 0, n = 0, fd;
+	int pid = init_of(rootfs), fd;
 
-	if (sscanf(rootfs, "/proc/%d/root%n", &pid, &n) == 1 && rootfs[n] == '\0' && pid > 0) {
+	if (pid) {
 		char dir[32];
 
 		snprintf(dir, sizeof(dir), "/proc/%d", pid);
@@ -201,7 +216,7 @@ static void read_in_child(int rootfd, const char *version, int timeout_ms, struc
 		.timeout_ms = timeout_ms, .output_max = 4096, .keep_fds = &job.rootfd, .nkeep = 1
 	};
 	struct gp_child c;
-	int e = gp_child_start(&c, &o, read_rootfs, &job);
+	int e = gp_child_start(&c, &o, reader, &job);
 
 	if (e < 0) {
 		r->status = e;
@@ -275,8 +290,17 @@ struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, i
 	}
 	r->status = check_mount(rootfd, table, r);
 	fclose(table);
-	if (r->status == 0)
+	/*
+	 * A stopped container's directory, where no process of its runs and no mount of its
+	 * own is, is read here (still across no mount); a running one's in the child.
+	 */
+	if (r->status == 0 && !init_of(rootfs)) {
+		struct job job = { rootfd, version, r };
+
+		read_rootfs(&job);
+	} else if (r->status == 0) {
 		read_in_child(rootfd, version, timeout_ms, r);
+	}
 	if (r->stuck)
 		note_stuck(record, r->stuck);
 	return r;

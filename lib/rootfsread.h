@@ -14,9 +14,9 @@
  * container's rootfs (/proc/PID/root) holds the mounts its root made; a FUSE server of
  * its own may never answer, and a process that waits on it cannot even be killed. So a
  * rootfs whose own mount is FUSE is not read at all (its init may chroot into one), the
- * read resolves no path across a mount of the container's (lib/userspace.c), and it
- * happens in a child (lib/child.c) that the caller abandons at its deadline, holding no
- * power of root's but reading.
+ * read resolves no path across a mount of the container's (lib/userspace.c), and a running
+ * container's is read in a child (lib/child.c) that the caller abandons at its deadline,
+ * holding no power of root's but reading.
  */
 #define GP_ROOTFS_READ_TIMEOUT_MS 5000
 
@@ -33,11 +33,11 @@ struct gp_rootfs_read {
 };
 
 /*
- * Reads rootfs (a directory: "/proc/PID/root" or a stopped container's) in a child under
- * timeout_ms, version being the kernel module's. A reader left waiting in the kernel at the
- * deadline is noted in record (a file; NULL: none), and while it waits no other is sent
- * (status -EBUSY). Returns what was read, to be released with gp_rootfs_read_free (status
- * says whether it is whole), or NULL for no memory.
+ * Reads rootfs (a directory: a running container's "/proc/PID/root", in a child under
+ * timeout_ms, or a stopped container's), version being the kernel module's. A reader left waiting
+ * in the kernel at the deadline is noted in record (a file; NULL: none), and while it waits no
+ * other is sent (status -EBUSY). Returns what was read, to be released with gp_rootfs_read_free
+ * (status says whether it is whole), or NULL for no memory.
  */
 struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, int timeout_ms,
 				      const char *record);

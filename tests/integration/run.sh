@@ -123,6 +123,13 @@ assert_refused_clean() { # NAME ROOT LOG-PATTERN
 	grep -q -- "$3" "$P/$1.log" || { echo "    log lacks [$3]"; grep gpu-hook "$P/$1.log" | tail -5; return 1; }
 }
 
+# Every file is sourced into this one shell: a function two of them define would be the
+# last one's in both, silently.
+dups=$(grep -ho '^[a-z_][a-z_0-9]*()' "$(dirname "$0")"/*.sh "$(dirname "$0")/../lib.sh" | sort | uniq -d)
+if [ -n "$dups" ]; then
+	echo "integration: functions defined twice: $(tr "\n" " " <<<"$dups")" >&2
+	exit 1
+fi
 for f in "$(dirname "$0")"/t-*.sh; do
 	. "$f"
 done

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A container's rootfs read by check (lib/rootfsread.c): a reader that never returns is
- * given up at the deadline (gp_userspace_scan_rootfs wrapped to wait forever, as a read
- * on a dead network filesystem would); a rootfs on FUSE, a real one that never answers a
- * lookup (tests/helpers/stallfs), is refused before anything in it is asked; what was read
- * comes back whole. Runs as root (make check), as check does.
+ * A container's rootfs read by check (lib/rootfsread.c), a running one's through a process
+ * chrooted there as its init would be: a reader that never returns is given up at the deadline
+ * (gp_userspace_scan_rootfs wrapped to wait forever, as a read on a dead network filesystem would);
+ * a rootfs on FUSE, a real one that never answers a lookup (tests/helpers/stallfs), is refused
+ * before anything in it is asked; what was read comes back whole. Runs as root (make check), as
+ * check does.
  */
 #include "unit.h"
 
@@ -32,6 +33,38 @@ int __wrap_gp_userspace_scan_rootfs(int rootfd, const char *version, struct gp_u
 	return __real_gp_userspace_scan_rootfs(rootfd, version, u);
 }
 
+/* A process rooted at path (chroot), as a container's init is: its "/proc/PID/root". */
+static pid_t rooted;
+static const char *root_of(const char *path)
+{
+	static char proc[32];
+	int ready[2];
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	rooted = fork();
+	if (rooted == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (chroot(path) < 0)
+			_exit(1);
+		(void)!write(ready[1], "r", 1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)rooted);
+	return proc;
+}
+
+static void unroot(void)
+{
+	if (rooted > 0 && kill(rooted, SIGKILL) == 0)
+		waitpid(rooted, NULL, 0);
+	rooted = 0;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -46,6 +79,7 @@ static int teardown(void **state)
 	(void)state;
 	if (server > 0 && kill(server, SIGKILL) == 0)
 		waitpid(server, NULL, 0);
+	unroot();
 	sh("umount -l %s/ovl 2>/dev/null; umount -l %s/f 2>/dev/null; rm -rf %s", dir, dir, dir);
 	return 0;
 }
@@ -83,13 +117,19 @@ static void missing_rootfs(void **state)
 static void reader_given_up_at_the_deadline(void **state)
 {
 	struct gp_rootfs_read *r;
-	double t0 = now(), took;
+	double t0, took;
+	char b[64];
 
 	(void)state;
+	snprintf(b, sizeof(b), "%s/b", dir); /* a mount of its own, as a container's root is */
+	sh("mkdir -p %s/etc && mount --bind %s %s", b, b, b);
+	t0 = now();
 	stall_reads = true;
-	r = gp_rootfs_read(dir, "580.159.04", 1000, NULL);
+	r = gp_rootfs_read(root_of(b), "580.159.04", 1000, NULL);
 	took = now() - t0;
 	stall_reads = false;
+	unroot();
+	sh("umount %s", b);
 	assert_int_equal(r->status, -ETIMEDOUT);
 	assert_non_null(strstr(r->why, "did not answer within 1 s"));
 	assert_true(took >= 1.0 && took < 3.0);
@@ -130,8 +170,12 @@ static void fuse_rootfs_is_not_read(void **state)
 	sh("mkdir -p %s", mnt);
 	pid = start_stallfs(mnt);
 	t0 = now();
-	r = gp_rootfs_read(mnt, "580.159.04", 5000, NULL);
-	assert_true(now() - t0 < 1.0); /* nothing waited on */
+	r = gp_rootfs_read(root_of(mnt), "580.159.04", 5000, NULL); /* an init rooted there */
+	assert_true(now() - t0 < 1.0);				    /* nothing waited on */
+	assert_int_equal(r->status, -EXDEV);
+	gp_rootfs_read_free(r);
+	unroot();
+	r = gp_rootfs_read(mnt, "580.159.04", 5000, NULL); /* a stopped container's there */
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	server = 0;
@@ -160,14 +204,14 @@ static void reader_left_waiting_once(void **state)
 	sh("mkdir -p %s %s/empty %s", f, dir, ovl);
 	pid = start_stallfs(f);
 	sh("mount -t overlay none -o lowerdir=%s/empty:%s %s", dir, f, ovl);
-	r = gp_rootfs_read(ovl, "580.159.04", 1000, record);
+	r = gp_rootfs_read(root_of(ovl), "580.159.04", 1000, record);
 	assert_int_equal(r->status, -ETIMEDOUT);
 	assert_true(r->stuck > 0);
 	assert_non_null(strstr(r->why, "waits in the kernel"));
 	stuck = r->stuck;
 	gp_rootfs_read_free(r);
 	t0 = now();
-	r = gp_rootfs_read(ovl, "580.159.04", 1000, record);
+	r = gp_rootfs_read(ovl, "580.159.04", 1000, record); /* the record is read first */
 	assert_true(now() - t0 < 0.5);
 	assert_int_equal(r->status, -EBUSY);
 	assert_int_equal(r->stuck, stuck);
@@ -175,6 +219,7 @@ static void reader_left_waiting_once(void **state)
 	kill(pid, SIGKILL); /* the connection goes with the server; the reader with it */
 	waitpid(pid, NULL, 0);
 	server = 0;
+	unroot();
 	assert_int_equal(waitpid(stuck, NULL, 0), stuck);
 	sh("umount -l %s; umount -l %s || true", ovl, f);
 	r = gp_rootfs_read(ovl, "580.159.04", 1000, record);
