@@ -74,13 +74,22 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
+/* After each test, however it ended: its server, its rooted process and its mounts gone. */
+static int end_test(void **state)
 {
 	(void)state;
 	if (server > 0 && kill(server, SIGKILL) == 0)
 		waitpid(server, NULL, 0);
+	server = 0;
 	unroot();
-	sh("umount -l %s/ovl 2>/dev/null; umount -l %s/f 2>/dev/null; rm -rf %s", dir, dir, dir);
+	sh("for m in ovl f b; do umount -l %s/$m 2>/dev/null; done; true", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	end_test(state);
+	sh("rm -rf %s", dir);
 	return 0;
 }
 
@@ -233,11 +242,11 @@ static void reader_left_waiting_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(read_whole),
-		cmocka_unit_test(missing_rootfs),
-		cmocka_unit_test(reader_given_up_at_the_deadline),
-		cmocka_unit_test(fuse_rootfs_is_not_read),
-		cmocka_unit_test(reader_left_waiting_once),
+		cmocka_unit_test_teardown(read_whole, end_test),
+		cmocka_unit_test_teardown(missing_rootfs, end_test),
+		cmocka_unit_test_teardown(reader_given_up_at_the_deadline, end_test),
+		cmocka_unit_test_teardown(fuse_rootfs_is_not_read, end_test),
+		cmocka_unit_test_teardown(reader_left_waiting_once, end_test),
 	};
 
 	return cmocka_run_group_tests_name("rootfsread", tests, setup, teardown);
