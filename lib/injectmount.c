@@ -215,6 +215,7 @@ static int check_empty(int dirfd, const char *rootfs)
 /* Where a file is staged (lib/injectstage.c): the stage, then its path inside root. */
 struct stage {
 	const char *root, *top; /* top: root, or "/" for the host */
+	uid_t owner;		/* the host's root, as this user namespace sees it */
 	char path[PATH_MAX];
 };
 
@@ -232,7 +233,7 @@ static int bind_file(const struct stage *st, int dirfd, const struct gp_inject_f
 
 	if (snprintf(staged, sizeof(staged), "%s%s", st->path, rel) >= (int)sizeof(staged))
 		return gp_error_errno(-ENAMETOOLONG, "\"%s\": too long", f->source);
-	src = gp_trust_open_file(st->top, staged, gp_host_root_uid());
+	src = gp_trust_open_file(st->top, staged, st->owner);
 	if (src < 0)
 		return gp_error_errno(src,
 				      "the host's \"%s\" is not staged as pre-start left it: "
@@ -364,6 +365,7 @@ static int stage_of(const char *root, const char *name, struct stage *st)
 
 	st->root = root;
 	st->top = gp_root_is_host(root) ? "/" : root;
+	st->owner = gp_host_root_uid(); /* once a start, not once a file */
 	if (!path || snprintf(st->path, sizeof(st->path), "%s", path) >= (int)sizeof(st->path))
 		return -ENOMEM;
 	return 0;
