@@ -26,14 +26,18 @@ ifeq ($(WERROR),1)
 WARN       += -Werror
 endif
 OPT        ?= -O2 -g
-BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE -MMD -MP -Ilib -Iprovision \
+BASE_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE -MMD -MP -Ilib -Iprovision -I. \
 	       -DGP_VERSION='"$(VERSION)"' -DGP_CONFDIR='"$(CONFDIR)"' \
 	       -DGP_LIBEXECDIR='"$(LIBEXECDIR)"' -DGP_SBINDIR='"$(SBINDIR)"' $(PKG_CFLAGS)
 BASE_LDFLAGS := -Wl,-z,relro,-z,now
 ALL_CFLAGS  = $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(BASE_LDFLAGS) $(LDFLAGS)
 
-LIB_SRC  := $(wildcard lib/*.c)
+# lib/ is one folder a layer, lowest first (lib/README.md): a file may include headers of its
+# own layer and those before it, and the hook's layers only each other (tools/check-layers.sh).
+LAYERS      := base host config plan start driver diagnose check cluster ops
+HOOK_LAYERS := base host config plan start
+LIB_SRC  := $(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 PROV_SRC := $(wildcard provision/*.c)
 PROV_OBJ := $(PROV_SRC:%.c=$(BUILD)/%.o)
@@ -63,10 +67,17 @@ $(BUILD)/%.o: %.c $(BUILD)/paths.seen | pkg-check
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The layers' rule, before anything of lib/ is archived: a file including a header of a
+# layer above its own, or a hook file one outside the hook's layers, fails the build.
+$(BUILD)/layers.ok: tools/check-layers.sh $(wildcard lib/*/*.[ch] hooks/*.c)
+	@mkdir -p $(dir $@)
+	$(Q)tools/check-layers.sh includes "$(LAYERS)" "$(HOOK_LAYERS)"
+	@touch $@
+
 # Made anew each time: ar keeps members it is not given, so a renamed or deleted source's
 # old object would stay in the archive and could be linked instead of the new one.
-$(BUILD)/libgp.a: $(LIB_OBJ)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(BUILD)/libgp.a: $(BUILD)/layers.ok $(LIB_OBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
 $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 	@$(if $(Q),echo "  LD      $@")
@@ -75,14 +86,13 @@ $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 # The hook runs as root at every start, in an environment LXC hands down: linked
 # statically (position independent) it loads no shared object, so LD_PRELOAD and
 # LD_LIBRARY_PATH cannot put code into it, and it starts faster.
-# It links only these objects (their own archive) and inih and zlib: the hook calling
-# anything else of lib/ (liblxc, libkmod, libblkid, json-c behind it) fails the link.
-HOOK_LIB_SRC := $(addprefix lib/,alloc.c cfglines.c cgroup.c child.c ctconf.c escape.c hmm.c hook.c hookuvm.c log.c \
-	host.c inject.c injectmount.c ldcache.c ldconfig.c lock.c lxcconf.c modules.c mount.c nodes.c nvidia.c parse.c paths.c plan.c pveconf.c \
-	trust.c userspace.c util.c uvm.c vendor.c injectstage.c)
+# It links only the objects of the hook's layers (their own archive) and inih and zlib: the
+# hook calling anything else of lib/ (liblxc, libkmod, libblkid, json-c behind it) fails the
+# link, and a file of those layers including a header of another fails the build first.
+HOOK_LIB_SRC := $(foreach l,$(HOOK_LAYERS),$(wildcard lib/$(l)/*.c))
 HOOK_LIB_OBJ := $(HOOK_LIB_SRC:%.c=$(BUILD)/%.o)
-$(BUILD)/libgp-hook.a: $(HOOK_LIB_OBJ)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(BUILD)/libgp-hook.a: $(BUILD)/layers.ok $(HOOK_LIB_OBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
 HOOK_STATIC ?= -static-pie
 $(BUILD)/gpu-hook: $(HOOK_OBJ) $(BUILD)/libgp-hook.a
@@ -99,7 +109,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 # _start (no __libc_start_main@GLIBC_2.34), no libraries of ours, no newer symbol versions
 # (test_probe_glibc_symbols checks). It is always built plain, without the sanitizers of
 # make asan: it runs inside containers, on their C library alone.
-$(BUILD)/gpu-probe: $(wildcard probe/*.c) probe/probe.h
+$(BUILD)/gpu-probe: $(wildcard probe/*.c) probe/probe.h probe/protocol.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
@@ -185,7 +195,7 @@ $(BUILD)/tests/test-ctconf: UNIT_LDFLAGS = -Wl,--wrap=gp_read_file
 FUZZ_TARGETS := pveconf probe ctconf procfs ldcache
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	      -D_GNU_SOURCE -Ilib $(PKG_CFLAGS)
+	      -D_GNU_SOURCE -Ilib -I. $(PKG_CFLAGS)
 $(BUILD)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
@@ -317,7 +327,12 @@ pkg-check:
 	@pkg-config --exists $(PKGS) 2>/dev/null || { echo "gpu-provision: the build packages \
 	are missing (pkg-config $(PKGS)): run sudo make deps" >&2; exit 1; }
 
-unit: $(UNIT_BIN)
+# The layers' whole rule (lib/README.md): includes, no circle of files, true headers.
+.PHONY: layers
+layers:
+	@tools/check-layers.sh all "$(LAYERS)" "$(HOOK_LAYERS)"
+
+unit: $(UNIT_BIN) layers
 	@tools/run-unit.sh $(UNIT_BIN)
 
 integration: all tests-helpers
@@ -375,7 +390,7 @@ rules-check:
 	promtool check rules conf/gpu-provision.rules.yml
 	promtool test rules tests/prometheus/*.yml
 
-FORMATTED := lib/*.[ch] hooks/*.c provision/*.[ch] probe/*.c tests/unit/*.[ch] \
+FORMATTED := lib/*/*.[ch] hooks/*.c provision/*.[ch] probe/*.c tests/unit/*.[ch] \
 	     tests/hostile/*.[ch] tests/helpers/*.c tests/faults/*.c
 format:
 	clang-format -i $(FORMATTED)

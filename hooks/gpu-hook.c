@@ -11,11 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "child.h"
-#include "exitcode.h"
-#include "hook.h"
-#include "paths.h"
-#include "util.h"
+#include "base/child.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "start/hook.h"
 
 struct lxc_env {
 	char rootfs[PATH_MAX];

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "probe.h"
+#include "protocol.h"
 
 double probe_now_ms(void)
 {
@@ -35,7 +36,7 @@ static void print_device(int dev)
 void probe_step(const char *cap, int dev, const char *step, int code, const char *name, double t0,
 		const char *detail)
 {
-	printf("deep %s", cap);
+	printf(GP_PROBE_DEEP " %s", cap);
 	print_device(dev);
 	printf(" %s %d %s %.1f %s\n", step, code, probe_word(name), probe_now_ms() - t0,
 	       probe_word(detail));
@@ -44,7 +45,7 @@ void probe_step(const char *cap, int dev, const char *step, int code, const char
 
 void probe_stage(const char *cap, int dev)
 {
-	printf("stage %s", cap);
+	printf(GP_PROBE_STAGE " %s", cap);
 	print_device(dev);
 	printf("\n");
 	fflush(stdout);

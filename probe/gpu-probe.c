@@ -5,7 +5,8 @@
  *
  *   gpu-probe [--deep] NAME:MAJOR:MINOR...
  *
- * prints, one fact a line (parsed strictly by gpu-provision probe):
+ * prints, one fact a line, the lines of probe/protocol.h (parsed strictly by gpu-provision
+ * probe, lib/diagnose/proberun.c), for instance:
  *
  *   gpu-probe 1
  *   glibc 2.36
@@ -39,6 +40,7 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "protocol.h"
 
 typedef int (*cu_int)(int *);
 typedef int (*cu_init)(unsigned int);
@@ -46,20 +48,6 @@ typedef int (*cu_dev)(int *, int);
 typedef int (*cu_name)(int, const char **);
 typedef int (*cu_pci)(char *, int, int);
 typedef int (*cu_uuid)(unsigned char *, int);
-
-/* Only what a line may carry: no blanks, no control characters, bounded. */
-const char *probe_word(const char *s)
-{
-	static char buf[4][256];
-	static int slot;
-	char *out = buf[slot++ & 3];
-	size_t i;
-
-	for (i = 0; s && s[i] && i < sizeof(buf[0]) - 1; i++)
-		out[i] = s[i] > ' ' && s[i] < 127 ? s[i] : '_';
-	out[i] = '\0';
-	return i ? out : "-";
-}
 
 static void probe_node(const char *spec)
 {
@@ -77,8 +65,9 @@ static void probe_node(const char *spec)
 		open_errno = errno;
 	else
 		close(fd);
-	printf("node %s %d %d %u %u %d\n", probe_word(name), exists, exists && S_ISCHR(st.st_mode),
-	       exists ? major(st.st_rdev) : 0, exists ? minor(st.st_rdev) : 0, open_errno);
+	printf(GP_PROBE_NODE " %s %d %d %u %u %d\n", probe_word(name), exists,
+	       exists && S_ISCHR(st.st_mode), exists ? major(st.st_rdev) : 0,
+	       exists ? minor(st.st_rdev) : 0, open_errno);
 }
 
 /* The file the loader picked, and the version in its name (libcuda.so.580.159.04). */
@@ -91,7 +80,8 @@ static void report_libcuda(void *sym)
 	if (dladdr(sym, &info) && info.dli_fname && !realpath(info.dli_fname, real))
 		snprintf(real, sizeof(real), "%s", info.dli_fname);
 	suffix = strstr(real, ".so.");
-	printf("libcuda 1 %s %s\n", probe_word(real), probe_word(suffix ? suffix + 4 : NULL));
+	printf(GP_PROBE_LIBCUDA " 1 %s %s\n", probe_word(real),
+	       probe_word(suffix ? suffix + 4 : NULL));
 }
 
 static void report_devices(void *lib, int count)
@@ -102,8 +92,8 @@ static void report_devices(void *lib, int count)
 
 	if (!uuid)
 		uuid = (cu_uuid)dlsym(lib, "cuDeviceGetUuid");
-	printf("devices %d\n", count);
-	for (int i = 0; i < count && i < 64 && get && pci && uuid; i++) {
+	printf(GP_PROBE_DEVICES " %d\n", count);
+	for (int i = 0; i < count && i < GP_PROBE_MAX_DEVICES && get && pci && uuid; i++) {
 		unsigned char u[16] = { 0 };
 		char bus[32] = "";
 		int dev;
@@ -114,7 +104,8 @@ static void report_devices(void *lib, int count)
 		uuid(u, dev);
 		for (char *c = bus; *c; c++)
 			*c = *c >= 'A' && *c <= 'F' ? (char)(*c - 'A' + 'a') : *c;
-		printf("device %d %s "
+		printf(GP_PROBE_DEVICE
+		       " %d %s "
 		       "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x"
 		       "%02x\n",
 		       i, probe_word(bus), u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
@@ -132,7 +123,7 @@ static void probe_cuda(bool deep)
 	int v = 0, r, n = 0;
 
 	if (!lib) {
-		printf("libcuda 0 - -\n");
+		printf(GP_PROBE_LIBCUDA " 0 - -\n");
 		return;
 	}
 	version = (cu_int)dlsym(lib, "cuDriverGetVersion");
@@ -141,17 +132,17 @@ static void probe_cuda(bool deep)
 	name = (cu_name)dlsym(lib, "cuGetErrorName");
 	report_libcuda(version ? (void *)version : (void *)init);
 	if (!version || !init || !count) {
-		printf("symbols 0\n");
+		printf(GP_PROBE_SYMBOLS " 0\n");
 		return;
 	}
 	r = version(&v);
-	printf("driver %d\n", r == 0 ? v : -1);
-	printf("stage cuinit\n");
+	printf(GP_PROBE_DRIVER " %d\n", r == 0 ? v : -1);
+	printf(GP_PROBE_STAGE " cuinit\n");
 	fflush(stdout);
 	r = init(0);
 	if (!name || name(r, &err) != 0)
 		err = NULL;
-	printf("cuinit %d %s\n", r, probe_word(err));
+	printf(GP_PROBE_CUINIT " %d %s\n", r, probe_word(err));
 	if (r == 0 && count(&n) == 0)
 		report_devices(lib, n);
 	if (r == 0 && deep) {
@@ -187,7 +178,7 @@ static int probe_main(int argc, char **argv)
 	bool deep = false;
 
 	quiet_stderr();
-	printf("gpu-probe 1\nglibc %s\n", probe_word(gnu_get_libc_version()));
+	printf(GP_PROBE_HELLO GP_PROBE_GLIBC " %s\n", probe_word(gnu_get_libc_version()));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--deep") == 0)
 			deep = true;
@@ -196,7 +187,7 @@ static int probe_main(int argc, char **argv)
 	}
 	fflush(stdout);
 	probe_cuda(deep);
-	printf("end\n");
+	printf(GP_PROBE_END "\n");
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gpu-probe's parts: probe/gpu-probe.c (the facts it always gives), probe/deep.c (the
- * lines of --deep), and one file for each capability --deep proves.
+ * gpu-probe's parts: probe/gpu-probe.c (the facts it always gives), probe/line.c (what
+ * its lines are made of), probe/deep.c (the lines of --deep), and one file for each
+ * capability --deep proves.
  */
 #ifndef GP_PROBE_PARTS_H
 #define GP_PROBE_PARTS_H

@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
 #include "commands.h"
-#include "exitcode.h"
-#include "paths.h"
-#include "util.h"
+#include "ops/attach.h"
 
 /* gpu-hook beside this binary (a build tree), else the installed one. */
 static int find_hook(char *out, size_t size)

@@ -4,24 +4,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "base/child.h"
+#include "base/escape.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "check/check.h"
 #include "checkreport.h"
-#include "child.h"
-#include "cluster.h"
+#include "cluster/cluster.h"
 #include "commands.h"
-#include "exitcode.h"
-#include "ctconf.h"
-#include "escape.h"
-#include "hmm.h"
-#include "target.h"
-#include "inventory.h"
-#include "paths.h"
-#include "probejson.h"
-#include "util.h"
+#include "config/ctconf.h"
+#include "diagnose/probejson.h"
+#include "driver/nvml.h"
+#include "ops/containers.h"
+#include "ops/target.h"
 
 #define MAX_PARALLEL_PROBES 4
 _Static_assert(MAX_PARALLEL_PROBES <= GP_CHILDREN_MAX, "gp_children_step takes them all");
-#define PROBE_JSON_MAX (1u << 20)
 
 /* The probe's deadline as probe itself takes it: --timeout, the ini, the host's default. */
 static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
@@ -68,7 +67,7 @@ static int take_report(struct gp_check_subject *s, char *why, size_t size)
 		return -ETIMEDOUT;
 	}
 	if (c->truncated) {
-		snprintf(why, size, "its report is longer than %u bytes", PROBE_JSON_MAX);
+		snprintf(why, size, "its report is longer than %u bytes", GP_PROBE_JSON_MAX);
 		return -EFBIG;
 	}
 	if (c->out_len == 0) {
@@ -80,13 +79,13 @@ static int take_report(struct gp_check_subject *s, char *why, size_t size)
 				  why, size);
 }
 
-/* Starts "gpu-provision probe NAME --json" in a child of lib/child.c. */
+/* Starts "gpu-provision probe NAME --json" in a child of lib/base/child.c. */
 static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 {
 	/* The probe's own deadline, its NVML question after a hang, its start and report. */
 	int timeout_ms = probe_timeout_ms(cli, s->name);
 	struct gp_child_opts o = { .timeout_ms = timeout_ms + GP_NVML_TIMEOUT_MS + 5000,
-				   .output_max = PROBE_JSON_MAX,
+				   .output_max = GP_PROBE_JSON_MAX,
 				   .overflow_kills = true };
 	char self[PATH_MAX], timeout[16];
 	char *argv[16];
@@ -171,11 +170,11 @@ static bool listed(char **list, int n, const char *name)
 static int names_all(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char ***list)
 {
 	char **every = NULL, **grown;
-	int n = gp_inventory_names(cli->root, cli->confdir, list), m;
+	int n = gp_containers_with_gpus(cli->root, cli->confdir, list), m;
 
 	if (n < 0)
 		return n;
-	m = gp_inventory_containers(ctx->root, cli->lxcpath, ctx->pve, &every);
+	m = gp_containers_all(ctx->root, cli->lxcpath, ctx->pve, &every);
 	for (int i = 0; i < m; i++) {
 		if (listed(*list, n, every[i]) || !gp_check_has_gpus(ctx, every[i]))
 			continue;
@@ -187,7 +186,7 @@ static int names_all(const struct gp_cli *cli, const struct gp_check_ctx *ctx, c
 		(*list)[n] = NULL;
 		every[i] = NULL;
 	}
-	gp_inventory_free(every, m);
+	gp_containers_free(every, m);
 	return n;
 }
 
@@ -283,7 +282,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 		ret = GP_EXIT_USAGE;
 	else if (subj)
 		ret = exit_code(gp_check_report(cli, host, subj, n > 0 ? n : 0, cluster), n < 0);
-	gp_inventory_free(list, n);
+	gp_containers_free(list, n);
 	if (cluster)
 		gp_check_cluster_free(cluster);
 	free(cluster);

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "checkreport.h"
-#include "cluster.h"
-#include "escape.h"
+#include "cluster/cluster.h"
 
 static void print_group(FILE *out, const char *title, const struct gp_findings *f,
 			const char *probe, bool tty)

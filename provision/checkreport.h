@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "child.h"
+#include "base/child.h"
+#include "base/util.h"
 #include "commands.h"
-#include "findings.h"
-#include "probejson.h"
-#include "util.h"
+#include "diagnose/findings.h"
+#include "diagnose/probejson.h"
 
 /* One container of gpu-provision check: its findings and its probe's verdict. */
 struct gp_check_subject {

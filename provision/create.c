@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
 #include "commands.h"
-#include "create.h"
-#include "exitcode.h"
-#include "paths.h"
-#include "util.h"
+#include "ops/create.h"
 
 int gp_cmd_create(const struct gp_cli *cli)
 {

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "deepreport.h"
-#include "util.h"
 
 /* What decided a verdict, for people. */
 static void verdict_text(const struct gp_deep_verdict *v, char *buf, size_t size)

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "deep.h"
-#include "probe.h"
+#include "diagnose/deep.h"
+#include "diagnose/proberun.h"
 
 /* Each GPU's verdicts as a table, compute's steps under it, for people. */
 void gp_deep_print(const struct gp_probe_result *r, const struct gp_deep *d);

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "child.h"
+#include "base/child.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
 #include "commands.h"
-#include "exitcode.h"
-#include "paths.h"
-#include "util.h"
 
 /* Each command's options are the names of cli_options[] it reads (t-docs.sh holds --help,
  * each command's --help and gpu-provision(8) to these tables). */

@@ -2,14 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/exitcode.h"
+#include "base/util.h"
 #include "commands.h"
-#include "exitcode.h"
-#include "hoststate.h"
-#include "inject.h"
-#include "userspace.h"
-#include "paths.h"
-#include "report.h"
-#include "util.h"
+#include "diagnose/hostreport.h"
+#include "driver/hoststate.h"
+#include "host/userspace.h"
+#include "start/inject.h"
 
 int gp_cmd_host(const struct gp_cli *cli)
 {

@@ -6,16 +6,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "alloc.h"
-#include "cluster.h"
+#include "base/escape.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "cluster/cluster.h"
 #include "commands.h"
-#include "paths.h"
-#include "exitcode.h"
-#include "ctconf.h"
-#include "escape.h"
-#include "inventory.h"
-#include "target.h"
-#include "util.h"
+#include "config/ctconf.h"
+#include "diagnose/verdict.h"
+#include "ops/containers.h"
+#include "plan/alloc.h"
 
 struct row {
 	char name[65];
@@ -265,7 +265,7 @@ int gp_cmd_list(const struct gp_cli *cli)
 	if (cli->cluster)
 		return list_cluster(cli);
 	arr = json_object_new_array();
-	n = gp_inventory_names(cli->root, cli->confdir, &names);
+	n = gp_containers_with_gpus(cli->root, cli->confdir, &names);
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
 		json_object_put(arr);
@@ -285,6 +285,6 @@ int gp_cmd_list(const struct gp_cli *cli)
 	if (cli->json)
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
 	json_object_put(arr);
-	gp_inventory_free(names, n);
+	gp_containers_free(names, n);
 	return 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
 
+#include "base/exitcode.h"
+#include "base/util.h"
 #include "commands.h"
-#include "exitcode.h"
-#include "prepare.h"
-#include "util.h"
+#include "ops/prepare.h"
 
 int gp_cmd_prepare(const struct gp_cli *cli)
 {

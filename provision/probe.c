@@ -4,20 +4,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
 #include "commands.h"
-#include "ctconf.h"
-#include "deep.h"
+#include "config/ctconf.h"
 #include "deepreport.h"
-#include "diagnose.h"
-#include "exitcode.h"
-#include "hoststate.h"
-#include "inject.h"
-#include "inventory.h"
-#include "paths.h"
-#include "probe.h"
-#include "target.h"
-#include "util.h"
+#include "diagnose/deep.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/diagnosedeep.h"
+#include "diagnose/proberun.h"
+#include "diagnose/verdict.h"
+#include "driver/hoststate.h"
+#include "ops/containers.h"
+#include "ops/target.h"
+#include "plan/alloc.h"
+#include "plan/planner.h"
+#include "start/inject.h"
 
 struct probe_ctx {
 	struct gp_ctconf conf;

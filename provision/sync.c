@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attach.h"
+#include "base/exitcode.h"
+#include "base/paths.h"
+#include "base/util.h"
 #include "commands.h"
-#include "exitcode.h"
-#include "inventory.h"
-#include "paths.h"
-#include "util.h"
+#include "ops/attach.h"
+#include "ops/containers.h"
 
 static int sync_one(const struct gp_cli *cli, const char *hook, const char *name)
 {
@@ -59,7 +59,7 @@ int gp_cmd_sync(const struct gp_cli *cli)
 	}
 	if (!cli->all)
 		return sync_one(cli, hook, cli->args[1]) < 0 ? GP_EXIT_FAILED : GP_EXIT_OK;
-	n = gp_inventory_names(cli->root, cli->confdir, &names);
+	n = gp_containers_with_gpus(cli->root, cli->confdir, &names);
 	if (n < 0) {
 		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
 		return GP_EXIT_FAILED;
@@ -69,6 +69,6 @@ int gp_cmd_sync(const struct gp_cli *cli)
 	for (int i = 0; i < n; i++)
 		if (sync_one(cli, hook, names[i]) < 0)
 			worst = GP_EXIT_FAILED;
-	gp_inventory_free(names, n);
+	gp_containers_free(names, n);
 	return worst;
 }

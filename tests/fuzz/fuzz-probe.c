@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deep.h"
-#include "diagnose.h"
-#include "probe.h"
+#include "diagnose/deep.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/proberun.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

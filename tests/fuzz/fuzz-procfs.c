@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
-#include "host.h"
-#include "modules.h"
+#include "host/host.h"
+#include "host/modules.h"
+#include "host/parse.h"
+#include "plan/cgroup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
  * takes the container's lock the way liblxc 5.0.2 does (an OFD write lock on
  * /run/lxc/lock/LXCPATH/.NAME: src/lxc/lxclock.c), reads LXCPATH/NAME/config, makes the
  * file READY, holds the lock SECONDS, then writes the config it read plus LINE (temp
- * file and rename) and lets go. Written apart from lib/lock.c on purpose: the test
+ * file and rename) and lets go. Written apart from lib/base/lock.c on purpose: the test
  * checks with lxc-info that liblxc waits for this lock too.
  */
 #include <errno.h>

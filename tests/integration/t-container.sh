@@ -7,7 +7,7 @@
 
 HOSTILE_TIMEOUT=3 # the probe's deadline in these tests, in seconds
 # The title escape ESC ] 0 ; PWNED BEL that a container reported, as a finding's evidence
-# holds it (escaped once, lib/escape.h); text output prints that evidence as it is (a
+# holds it (escaped once, lib/base/escape.h); text output prints that evidence as it is (a
 # backslash is printable) and JSON as the same text.
 ESCAPED_TITLE='\x1b]0;PWNED\x07'
 ESCAPED_TITLE_TEXT=$ESCAPED_TITLE
@@ -46,7 +46,7 @@ hlog() {
 # under an outer timeout of 15 s (a hang shows as 124); its exit code in trc, its wall
 # time in tms (ms). The clock is bash's own ($EPOCHREALTIME, no fork of date inside the
 # interval), so tms is the command's time alone. A frozen container's probe takes the
-# deadline plus lib/child.c's KILL_WAIT_MS (500 ms: its killed processes cannot be reaped
+# deadline plus lib/base/child.c's KILL_WAIT_MS (500 ms: its killed processes cannot be reaped
 # while frozen) plus ~30 ms, alone or loaded: under two whole suites at once on the 2-core
 # machine, 3.53 s for probe and 3.60 s for check --all against the 4 s bound (deadline 3 s
 # + the promised 1 s), so the bound keeps ~400 ms for scheduling.

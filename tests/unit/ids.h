@@ -8,7 +8,7 @@
 
 #include "unit.h"
 
-#include "findings.h"
+#include "diagnose/findings.h"
 
 __attribute__((unused)) static void ids_append(char *dst, size_t size, const char *id)
 {

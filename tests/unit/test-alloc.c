@@ -9,13 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "alloc.h"
-#include "cgroup.h"
-#include "ctconf.h"
-#include "host.h"
-#include "log.h"
-#include "plan.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/proc.h"
+#include "base/util.h"
+#include "config/ctconf.h"
+#include "host/host.h"
+#include "plan/alloc.h"
+#include "plan/cgroup.h"
+#include "plan/plan.h"
 
 static struct gp_host quad, b200;
 static char root[64];

@@ -2,8 +2,8 @@
 /* Device rules: the layout a host enforces and what a rule list lets a container open. */
 #include "unit.h"
 
-#include "cgroup.h"
-#include "lxcconf.h"
+#include "config/lxcconf.h"
+#include "plan/cgroup.h"
 
 static const char hybrid[] =
     "35 25 0:30 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"

@@ -13,9 +13,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "base/util.h"
+#include "check/check.h"
 #include "ids.h"
-#include "util.h"
 
 static char root[128], confdir[192];
 static struct gp_findings found;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * check's view of the driver's user space (lib/checkdriver.c) over a scratch copy of the
+ * check's view of the driver's user space (lib/check/checkdriver.c) over a scratch copy of the
  * H200 fixture: its loader cache written by the real ldconfig -r over the libcuda test
  * double, and a container rootfs beside it with one of its own. Each case with the
  * whole set of ids.
@@ -9,10 +9,10 @@
 
 #include <unistd.h>
 
-#include "check.h"
-#include "ctconf.h"
+#include "base/util.h"
+#include "check/check.h"
+#include "config/ctconf.h"
 #include "ids.h"
-#include "util.h"
 
 static char root[128], rootfs[160];
 static struct gp_findings found;

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <sys/sysmacros.h>
 
-#include "child.h"
+#include "base/child.h"
 
 static const struct gp_child_opts quick = { .timeout_ms = 5000, .output_max = 4096 };
 

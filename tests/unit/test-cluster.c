@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "cluster.h"
-#include "hoststate.h"
+#include "base/util.h"
+#include "check/check.h"
+#include "cluster/cluster.h"
+#include "driver/hoststate.h"
 #include "ids.h"
-#include "util.h"
 
 #define UUID_H200 "GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460"
 #define UUID_B200_0 "GPU-5eed0000-0000-4000-8000-000000000000"
@@ -266,7 +266,8 @@ static void selections(void **state)
 				 "has 1 x NVIDIA H200)");
 	assert_int_equal(judge("model:H200:1", &node_a, why), 0);
 	assert_int_equal(judge("model:B200:9", &node_b, why), 1);
-	/* N is 1 to 64, as lib/alloc.c reads it: 65 is no count of GPUs, not merely too many. */
+	/* N is 1 to 64, as lib/plan/alloc.c reads it: 65 is no count of GPUs, not merely too many.
+	 */
 	assert_int_equal(judge("any:64", &node_b, why), 1);
 	assert_int_equal(judge("any:65", &node_b, why), -EINVAL);
 	assert_int_equal(judge("model:B200:65", &node_b, why), -EINVAL);
@@ -279,7 +280,7 @@ static void selections(void **state)
 	assert_non_null(strstr(why, "excluded by the driver on B"));
 	assert_int_equal(judge("any:8", &node_b, why), 1);
 	assert_int_equal(judge("any:7", &node_b, why), 0);
-	/* What lib/alloc.c would refuse, and what this judgement does not know, is said. */
+	/* What lib/plan/alloc.c would refuse, and what this judgement does not know, is said. */
 	assert_int_equal(judge("0,any:1", &node_a, why), -EINVAL);
 	assert_int_equal(judge("any:1,0", &node_a, why), -EINVAL);
 	assert_non_null(strstr(why, "stand alone"));

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctconf.h"
-#include "paths.h"
-#include "util.h"
+#include "base/paths.h"
+#include "base/util.h"
+#include "config/ctconf.h"
 
 /* Captures stderr of one call so the file:line message can be checked. */
 static char captured[4096];
@@ -389,11 +389,11 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* README.md's ini block and conf/example.ini show every key of the table, and no other. */
+/* docs/attach.md's ini block and conf/example.ini show every key of the table, and no other. */
 static void documented_keys_are_the_table(void **state)
 {
 	struct key_line lines[64];
-	char *readme = slurp(FIXTURES "/../../README.md");
+	char *readme = slurp(FIXTURES "/../../docs/attach.md");
 	char *example = slurp(FIXTURES "/../../conf/example.ini");
 	char *block, *end;
 
@@ -404,7 +404,7 @@ static void documented_keys_are_the_table(void **state)
 	end = strstr(block, "\n```");
 	assert_non_null(end);
 	*end = '\0';
-	assert_table_keys("README.md", lines, key_lines(block, lines, 64));
+	assert_table_keys("docs/attach.md", lines, key_lines(block, lines, 64));
 	assert_table_keys("conf/example.ini", lines, key_lines(example, lines, 64));
 	free(readme);
 	free(example);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * probe --deep from the probe's lines to the findings: the parser (strict, bounded), the
- * judging into one verdict per GPU and capability (lib/deep.c), the findings of
- * lib/diagnosedeep.c with their severities, and the ini's [probe] deep. The world is a
+ * judging into one verdict per GPU and capability (lib/diagnose/deep.c), the findings of
+ * lib/diagnose/diagnosedeep.c with their severities, and the ini's [probe] deep. The world is a
  * container given both GPUs of a 2xH200 host (kernel module 580.95.05) whose deep probe gave
  * what the real one gave: compute, NVML, H.264 and HEVC decoding ok; no AV1 decoder and no
  * NVENC on the H200; no Vulkan loader in the container. Each test changes one part of that
@@ -12,13 +12,14 @@
 
 #include <limits.h>
 
-#include "ctconf.h"
-#include "deep.h"
-#include "diagnose.h"
+#include "base/util.h"
+#include "config/ctconf.h"
+#include "diagnose/deep.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/diagnosedeep.h"
+#include "diagnose/probejson.h"
+#include "host/userspace.h"
 #include "ids.h"
-#include "probejson.h"
-#include "userspace.h"
-#include "util.h"
 
 #define VERSION "580.95.05"
 #define PCI0 "0000:18:00.0"

@@ -9,9 +9,9 @@
 
 #include <glob.h>
 
-#include "diagnose.h"
+#include "base/util.h"
+#include "diagnose/diagnose.h"
 #include "ids.h"
-#include "util.h"
 
 #define UUID0 "GPU-00000000-0000-4000-8000-000000000041"
 #define UUID1 "GPU-11111111-0000-4000-8000-000000000081"

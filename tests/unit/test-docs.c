@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gpu-provision.ini(5) against the key table of lib/ctconf.c, both ways. */
+/* gpu-provision.ini(5) against the key table of lib/config/ctconf.c, both ways. */
 #include "unit.h"
 
-#include "ctconf.h"
-#include "util.h"
+#include "base/util.h"
+#include "config/ctconf.h"
 
 #define INI_PAGE FIXTURES "/../../man/gpu-provision.ini.5.scd"
 

@@ -4,9 +4,9 @@
 
 #include <string.h>
 
-#include "escape.h"
-#include "probe.h"
-#include "probejson.h"
+#include "base/escape.h"
+#include "diagnose/probejson.h"
+#include "diagnose/proberun.h"
 
 static void control_bytes_are_escaped(void **state)
 {

@@ -4,9 +4,9 @@
 
 #include <ctype.h>
 
+#include "base/log.h"
+#include "diagnose/findings.h"
 #include "ids.h"
-#include "findings.h"
-#include "log.h"
 
 /* Every kind has its row: an id written as its enum's name is, severity and description. */
 static void every_kind_has_its_row(void **state)

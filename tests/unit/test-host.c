@@ -2,9 +2,9 @@
 /* The host model read from fixture roots. */
 #include "unit.h"
 
-#include "host.h"
-#include "hmm.h"
-#include "modules.h"
+#include "host/hmm.h"
+#include "host/host.h"
+#include "host/modules.h"
 
 /* The modules' state, read from the fixture as under --root. */
 static struct gp_modules mods_of(const char *root)

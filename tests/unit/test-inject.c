@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What pre-start hands the mount hook (lib/inject.c): its text, read back strictly. */
+/* What pre-start hands the mount hook (lib/start/inject.c): its text, read back strictly. */
 #include "unit.h"
 
-#include "inject.h"
-#include "util.h"
+#include "base/util.h"
+#include "start/inject.h"
 
 #define GOOD                                                                                       \
 	"gpu-provision-inject 1\n"                                                                 \

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "ldcache.h"
-#include "util.h"
+#include "base/util.h"
+#include "host/ldcache.h"
 
 static char root[64];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The host's ldconfig over a container's rootfs (lib/ldconfig.c), run for real: a test
+ * The host's ldconfig over a container's rootfs (lib/host/ldconfig.c), run for real: a test
  * double of ldconfig (tests/helpers/ldconfig-report.c, static) reports how it was run.
  * Needs root, as the hook is.
  */
@@ -12,10 +12,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "ldconfig.h"
-#include "log.h"
-#include "util.h"
+#include "base/child.h"
+#include "base/log.h"
+#include "base/util.h"
+#include "host/ldconfig.h"
 
 #define REPORT HELPERS "/ldconfig-report"
 

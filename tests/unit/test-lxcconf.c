@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "hook.h"
-#include "lxcconf.h"
-#include "util.h"
+#include "base/util.h"
+#include "config/lxcconf.h"
+#include "plan/cgroup.h"
+#include "start/hook.h"
 
 static char dir[64];
 

@@ -4,9 +4,10 @@
 
 #include <sys/stat.h>
 
-#include "modules.h"
-#include "persist.h"
-#include "util.h"
+#include "base/util.h"
+#include "driver/kmod.h"
+#include "driver/persist.h"
+#include "host/modules.h"
 
 static void proc_modules_lines(void **state)
 {

@@ -19,8 +19,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "mount.h"
-#include "util.h"
+#include "base/util.h"
+#include "start/mount.h"
 
 /* base/host/dev: the host's nodes; base/rootfs/dev: the container's; base/victim: the host's. */
 static char base[64], said[4096];

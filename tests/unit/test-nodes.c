@@ -8,7 +8,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "nodes.h"
+#include "start/nodes.h"
 
 static char root[64];
 

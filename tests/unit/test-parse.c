@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "unit.h"
 
-#include "host.h"
+#include "host/host.h"
+#include "host/parse.h"
 
 static void version_open(void **state)
 {

@@ -2,12 +2,15 @@
 /* Selectors and the plan of a start, through the NVIDIA provider. */
 #include "unit.h"
 
-#include "alloc.h"
-#include "ctconf.h"
-#include "host.h"
-#include "log.h"
-#include "plan.h"
-#include "vendor.h"
+#include "base/log.h"
+#include "config/ctconf.h"
+#include "host/host.h"
+#include "plan/alloc.h"
+#include "plan/plan.h"
+#include "plan/planfile.h"
+#include "plan/planner.h"
+#include "plan/vendor.h"
+#include "plan/vendors.h"
 
 static struct gp_host quad, h200, uvmoff;
 

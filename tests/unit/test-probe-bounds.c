@@ -6,8 +6,8 @@
  */
 #include "unit.h"
 
-#include "probe.h"
-#include "util.h"
+#include "base/util.h"
+#include "diagnose/proberun.h"
 
 static int parse(const char *text, struct gp_probe_result *r)
 {

@@ -2,7 +2,7 @@
 /* The probe's output comes from the container: it is parsed strictly and bounded. */
 #include "unit.h"
 
-#include "probe.h"
+#include "diagnose/proberun.h"
 
 static const char good[] = "gpu-probe 1\n"
 			   "glibc 2.28\n"

@@ -4,8 +4,8 @@
 
 #include <dirent.h>
 
-#include "pveconf.h"
-#include "util.h"
+#include "base/util.h"
+#include "config/pveconf.h"
 
 static const char *const ours[] = {
 	"lxc.hook.pre-start: /usr/libexec/gpu-provision/gpu-hook --confdir /etc/gpu-provision",

@@ -14,10 +14,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "host.h"
-#include "recipe.h"
-#include "util.h"
+#include "base/util.h"
+#include "check/check.h"
+#include "check/recipe.h"
+#include "host/host.h"
 
 #define HOST_FIXTURE "b200x8-590-open-hmm"
 

@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "rootdev.h"
+#include "base/log.h"
+#include "driver/rootdev.h"
 
 static char dir[64];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A container's rootfs read by check (lib/rootfsread.c), a running one's through a process
+ * A container's rootfs read by check (lib/check/rootfsread.c), a running one's through a process
  * chrooted there as its init would be: a reader that never returns is given up at the deadline
  * (gp_userspace_scan_rootfs wrapped to wait forever, as a read on a dead network filesystem would);
  * a rootfs on FUSE, a real one that never answers a lookup (tests/helpers/stallfs), is refused
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "rootfsread.h"
+#include "base/log.h"
+#include "check/rootfsread.h"
 
 #define STALLFS HELPERS "/stallfs"
 

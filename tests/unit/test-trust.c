@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The trust rule of programs that run as root at every start (lib/trust.c), case by case:
+ * The trust rule of programs that run as root at every start (lib/base/trust.c), case by case:
  * another owner, a group-writable directory, a link from a trusted place into an
  * untrusted one. Runs as root (make check), in a tree under /var/lib, which is root's.
  */
@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "trust.h"
+#include "base/log.h"
+#include "base/trust.h"
 
 static char top[64];
 

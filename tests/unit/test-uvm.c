@@ -6,8 +6,10 @@
  */
 #include "unit.h"
 
-#include "hmm.h"
-#include "uvm.h"
+#include "driver/nvml.h"
+#include "driver/uvmapply.h"
+#include "host/hmm.h"
+#include "plan/uvm.h"
 
 enum { PROP, OPEN };
 enum { ABSENT, IDLE, BUSY, NOUNLOAD };

@@ -10,8 +10,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "uvm.h"
-#include "util.h"
+#include "base/util.h"
+#include "driver/uvmapply.h"
+#include "plan/uvm.h"
 
 enum fake { APPLIES, IGNORES_OPTIONS, FAILS };
 static enum fake behaviour;

@@ -2,12 +2,15 @@
 /* The vendor seam: the table, the NVIDIA provider through it, and what the plan asks of it. */
 #include "unit.h"
 
-#include "ctconf.h"
-#include "host.h"
-#include "log.h"
-#include "plan.h"
-#include "util.h"
-#include "vendor.h"
+#include "base/log.h"
+#include "base/util.h"
+#include "config/ctconf.h"
+#include "host/host.h"
+#include "plan/plan.h"
+#include "plan/planfile.h"
+#include "plan/planner.h"
+#include "plan/vendor.h"
+#include "plan/vendors.h"
 
 static struct gp_host quad, h200;
 
@@ -28,7 +31,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The plans these fixtures gave before the seam, from the code in lib/plan.c and select.c. */
+/* The plans these fixtures gave before the seam, from the code in lib/plan/plan.c and select.c. */
 static const char quad_03_caps[] = "gpu-provision-plan 1\n"
 				   "node nvidiactl 195 255 0660 0 44\n"
 				   "node nvidia3 195 3 0660 0 44\n"

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/base/proc.c: a process as the real host's /proc/PID/stat shows it. */
+#ifndef GP_PROC_H
+#define GP_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * The start time of process pid, field 22 of the real host's /proc/PID/stat (clock ticks
+ * since boot): 0; -ENOENT when no such process runs (a zombie neither, gp_proc_gone);
+ * -EINVAL for a file that does not parse, another -errno when it cannot be read (EMFILE,
+ * ENOMEM): then whether it runs is not known. The parser takes the file's text: 0 or
+ * -EINVAL.
+ */
+int gp_proc_start_time(pid_t pid, unsigned long long *start);
+int gp_parse_proc_stat(const char *buf, char *state, unsigned long long *start);
+
+/* True when err, of reading /proc/PID/stat, says that no such process runs. */
+bool gp_proc_gone(int err);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Implemented in lib/check/checkhost.c (the host), lib/check/checkconfig.c (a container's
+ * config), lib/check/checkrecipe.c (its recipe lines) and lib/check/checkdriver.c (the
+ * driver's user space it is given).
+ */
+#ifndef GP_CHECK_H
+#define GP_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diagnose/findings.h"
+#include "driver/hoststate.h"
+#include "plan/cgroup.h"
+
+/* What every check reads once. */
+struct gp_check_ctx {
+	const char *root;
+	const char *confdir;
+	const char *lxcpath;
+	bool pve;
+	struct gp_host_state hs;
+	enum gp_cg_layout layout;
+	char *cmdline;
+};
+
+/* Reads the host for the checks (NVML too on a real host). 0 or -errno. */
+int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *confdir,
+		      const char *lxcpath, bool pve);
+void gp_check_ctx_free(struct gp_check_ctx *ctx);
+
+/* The host: driver, GPUs, firmware, modules, HMM, nodes, daemons, kernel log. */
+void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f);
+
+/*
+ * One container's config and ini, without starting it: hooks, rules, mount entries,
+ * modes. 0; -ENOENT when no such container exists, another -errno when its config
+ * cannot be read (each said).
+ */
+int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
+
+/* True when the container has an ini, or its config gives it NVIDIA nodes by hand. */
+bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name);
+
+/*
+ * The driver's user space of a container (lib/check/checkdriver.c): what its ini (conf, merged
+ * with the host's defaults) asks to inject against the host's files, and the driver
+ * libraries its rootfs (a directory, or NULL where it is not one) carries itself.
+ */
+struct gp_ctconf;
+void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
+		     const char *rootfs, struct gp_findings *f);
+
+/*
+ * The lines of the container's config that give it NVIDIA GPUs by hand (lib/check/checkrecipe.c):
+ * stale majors, rules that open other GPUs, nodes given without a rule or that do not
+ * exist, other GPU tools' hooks, and what gpu-hook's start would clash with. conf is the
+ * ini, NULL when the container has none.
+ */
+struct gp_recipe;
+void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const struct gp_recipe *rec,
+		     const struct gp_ctconf *conf, struct gp_findings *f);
+
+#endif

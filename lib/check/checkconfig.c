@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision check NAME: a container's config, read without starting it. */
+#include <lxc/lxccontainer.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/paths.h"
+#include "base/util.h"
+#include "check/check.h"
+#include "check/recipe.h"
+#include "config/applied.h"
+#include "config/ctconf.h"
+#include "config/pveconf.h"
+#include "plan/plan.h"
+#include "plan/planner.h"
+
+/* The config file of the container: its Proxmox VE config, or what liblxc names. */
+static int config_path(const struct gp_check_ctx *ctx, const char *name, char *out, size_t size)
+{
+	struct lxc_container *c;
+	char *path;
+
+	if (ctx->pve) {
+		_cleanup_free_ char *p = gp_pve_config_path(ctx->root, name);
+
+		snprintf(out, size, "%s", p ? p : "");
+		return p ? 0 : -ENOMEM;
+	}
+	c = lxc_container_new(name, ctx->lxcpath);
+	path = c && c->is_defined(c) ? c->config_file_name(c) : NULL;
+	if (c)
+		lxc_container_put(c);
+	snprintf(out, size, "%s", path ? path : "");
+	free(path);
+	return path ? 0 : -ENOENT;
+}
+
+/* A Proxmox config must parse as Proxmox reads it: one that does not is not checked. */
+static int check_parses(const char *path)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct gp_pveconf c;
+	size_t len;
+	int r = gp_read_file(path, GP_PVE_CONFIG_MAX, &buf, &len);
+
+	if (r < 0)
+		return r == -ENOENT ? r : gp_error_errno(r, "Failed to read \"%s\"", path);
+	if (gp_pveconf_parse(buf, len, &c) < 0)
+		return gp_error_at(-EINVAL, path,
+				   "line %u is not \"key: value\", a comment or a "
+				   "[section]: its checks are skipped",
+				   c.bad_line);
+	return 0;
+}
+
+static char *read_applied(const struct gp_check_ctx *ctx, const char *name)
+{
+	return gp_applied_peek(ctx->root, ctx->confdir, name);
+}
+
+static bool is_gpu_hook(const struct gp_cfgline *l)
+{
+	return strncmp(l->key, "lxc.hook.", 9) == 0 && strstr(l->value, "gpu-hook");
+}
+
+static void check_hooks(const struct gp_cfglines *c, const char *name, const struct gp_ctconf *conf,
+			struct gp_findings *f)
+{
+	struct gp_finding *x;
+	bool any = false;
+
+	for (size_t i = 0; i < c->n; i++) {
+		char bin[512], at[1024];
+
+		if (!is_gpu_hook(&c->v[i]))
+			continue;
+		any = true;
+		if (sscanf(c->v[i].value, "%511s", bin) != 1 || access(bin, X_OK) == 0 ||
+		    !(x = gp_findings_add(f, GP_FINDING_HOOK_BINARY_MISSING)))
+			continue;
+		gp_cfgline_where(c, &c->v[i], at, sizeof(at));
+		GP_SET(x->summary, "%s's %s names %s, which is not there", name, c->v[i].key, bin);
+		GP_SET(x->evidence, "%s", at);
+		GP_SET(x->fix, "make install, then gpu-provision sync %s", name);
+	}
+	if (conf && strcmp(conf->mode, "devn") != 0 && !any &&
+	    (x = gp_findings_add(f, GP_FINDING_HOOK_MISSING))) {
+		GP_SET(x->summary, "%s has GPUs in its ini but no gpu-hook in its config", name);
+		GP_SET(x->evidence, "%s has no lxc.hook.* line naming gpu-hook", c->files[0]);
+		GP_SET(x->fix, "gpu-provision attach %s", name);
+	}
+}
+
+static bool rule_wanted(const struct gp_plan *plan, unsigned int major, unsigned int minor)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->nodes[i].major == major && plan->nodes[i].minor == minor)
+			return true;
+	return false;
+}
+
+/* The rules attach wrote (the .applied record) against today's plan of the same ini. */
+static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
+			      const struct gp_ctconf *conf, char *applied, struct gp_findings *f)
+{
+	struct gp_log_capture quiet;
+	struct gp_plan plan;
+	int r;
+
+	if (!conf || !applied)
+		return;
+	/* A selection that fails today is another finding's: no plan, nothing to compare. */
+	gp_log_capture_start(&quiet);
+	r = gp_plan_for_conf(ctx->root, &ctx->hs.host, conf, GP_WHERE_NONE, NULL, &plan);
+	gp_log_capture_stop(&quiet);
+	if (r < 0)
+		return;
+	for (char *save = NULL, *l = strtok_r(applied, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		const char *c = strstr(l, "devices.allow");
+		unsigned int major, minor;
+		struct gp_finding *x;
+
+		if (!c || !(c = strstr(c, "c ")) || sscanf(c, "c %u:%u", &major, &minor) != 2 ||
+		    rule_wanted(&plan, major, minor) ||
+		    !(x = gp_findings_add(f, GP_FINDING_RULE_STALE)))
+			continue;
+		GP_SET(x->summary, "%s allows c %u:%u, which is no NVIDIA node today", name, major,
+		       minor);
+		GP_SET(x->evidence,
+		       "%s (written by attach); today nvidia-uvm is %u, nvidia-caps %u", l,
+		       ctx->hs.host.majors.uvm, ctx->hs.host.majors.caps);
+		GP_SET(x->fix, "gpu-provision sync %s  (rewrites the rules for today's majors)",
+		       name);
+	}
+}
+
+/* True when the v1 device rule has its cgroup2 twin (as LXC's common.conf writes both). */
+static bool has_v2_twin(const struct gp_cfglines *c, const struct gp_cfgline *l)
+{
+	char twin[96];
+
+	snprintf(twin, sizeof(twin), "lxc.cgroup2.devices.%s", l->key + 19);
+	for (size_t j = 0; j < c->n; j++)
+		if (strcmp(c->v[j].key, twin) == 0 && strcmp(c->v[j].value, l->value) == 0)
+			return true;
+	return false;
+}
+
+/* v1 device keys on a v2 host: the first such line, once for the config. */
+static void check_v1_keys(const struct gp_check_ctx *ctx, const struct gp_cfglines *c,
+			  const char *name, struct gp_findings *f)
+{
+	struct gp_finding *x;
+	char at[1024];
+
+	for (size_t i = 0; ctx->layout == GP_CG_V2 && i < c->n; i++) {
+		const struct gp_cfgline *l = &c->v[i];
+
+		if (strncmp(l->key, "lxc.cgroup.devices.", 19) != 0 || has_v2_twin(c, l) ||
+		    !(x = gp_findings_add(f, GP_FINDING_CGROUP_V1_KEYS)))
+			continue;
+		gp_cfgline_where(c, l, at, sizeof(at));
+		GP_SET(x->summary, "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
+		       name);
+		GP_SET(x->evidence, "%s", at);
+		GP_SET(x->fix,
+		       "write them as lxc.cgroup2.devices.*; gpu-provision adopt %s replaces "
+		       "NVIDIA's, sync %s rewrites its own",
+		       name, name);
+		return;
+	}
+}
+
+static void check_node_mode(const struct gp_check_ctx *ctx, const char *name, bool unpriv,
+			    struct gp_findings *f)
+{
+	struct gp_finding *x;
+
+	if (!unpriv || !ctx->hs.host.driver_loaded || (ctx->hs.host.params.mode & 0006) == 0006 ||
+	    !(x = gp_findings_add(f, GP_FINDING_UNPRIVILEGED_NODE_MODE)))
+		return;
+	GP_SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
+	       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
+	GP_SET(x->evidence,
+	       "/proc/driver/nvidia/params: DeviceFileMode %u, DeviceFileGID %u; "
+	       "the host group is not mapped into the container",
+	       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
+	GP_SET(x->fix, "options nvidia NVreg_DeviceFileMode=0666 in modprobe.d, or map that group "
+		       "into the container (lxc.idmap g ...)");
+}
+
+static void check_pve_duplicates(const struct gp_cfglines *c, const char *name,
+				 struct gp_findings *f)
+{
+	for (size_t i = 0; c->pve && i < c->n; i++) {
+		char node[256], src[256], a[1024], b[1024];
+
+		if (strcmp(c->v[i].key, "lxc.mount.entry") == 0 ||
+		    !gp_cfg_source(&c->v[i], node, sizeof(node)))
+			continue;
+		for (size_t j = 0; j < c->n; j++) {
+			struct gp_finding *x;
+
+			if (strcmp(c->v[j].key, "lxc.mount.entry") != 0 ||
+			    !gp_cfg_source(&c->v[j], src, sizeof(src)) || strcmp(src, node) != 0 ||
+			    !(x = gp_findings_add(f, GP_FINDING_PVE_DUPLICATE)))
+				continue;
+			gp_cfgline_where(c, &c->v[i], a, sizeof(a));
+			gp_cfgline_where(c, &c->v[j], b, sizeof(b));
+			GP_SET(x->summary, "%s gives %s twice: %s and lxc.mount.entry", name, node,
+			       c->v[i].key);
+			GP_SET(x->evidence, "%s; %s", a, b);
+			GP_SET(x->fix,
+			       "gpu-provision adopt %s takes both out and gives the node once",
+			       name);
+		}
+	}
+}
+
+/* The container's ini: 0 read, -ENOENT none; one that is there and refused is a finding. */
+static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_ctconf *conf,
+		    struct gp_findings *f)
+{
+	struct gp_log_capture why;
+	struct gp_finding *x;
+	int r;
+
+	gp_log_capture_start(&why);
+	r = gp_ctconf_load(ctx->root, ctx->confdir, name, conf);
+	gp_log_capture_stop(&why);
+	if (r == 0 || r == -ENOENT || !(x = gp_findings_add(f, GP_FINDING_INI_INVALID)))
+		return r;
+	GP_SET(x->summary, "the ini of %s is refused: its start would be too", name);
+	GP_SET(x->evidence, "%s", why.text);
+	GP_SET(x->fix,
+	       "correct the file as the message says, or gpu-provision attach %s --gpus SEL "
+	       "to write it anew",
+	       name);
+	return r;
+}
+
+/*
+ * The container's rootfs as a directory to read: a plain LXC one ("dir:/path" or
+ * "/path"), or a running container's through its init (nothing in it is run).
+ */
+static const char *rootfs_dir(const struct gp_check_ctx *ctx, const char *name,
+			      const struct gp_cfglines *c, char *buf, size_t size)
+{
+	struct lxc_container *ct;
+	pid_t pid = -1;
+
+	for (size_t i = 0; !c->pve && i < c->n; i++) {
+		const char *v = c->v[i].value;
+
+		if (strcmp(c->v[i].key, "lxc.rootfs.path") != 0)
+			continue;
+		if (strncmp(v, "dir:", 4) == 0)
+			v += 4;
+		if (v[0] == '/' && access(v, F_OK) == 0)
+			return v;
+	}
+	/* The running container is the real one, under --root too (LXC is never read there). */
+	if (!(ct = lxc_container_new(name, ctx->lxcpath)))
+		return NULL;
+	if (ct->is_running(ct))
+		pid = ct->init_pid(ct);
+	lxc_container_put(ct);
+	if (pid <= 0)
+		return NULL;
+	snprintf(buf, size, "/proc/%d/root", (int)pid);
+	return buf;
+}
+
+/* Today's config gives the container NVIDIA nodes by hand. */
+static bool gives_gpus(const struct gp_recipe *rec)
+{
+	for (size_t i = 0; i < rec->n; i++)
+		if (gp_recipe_gives_nodes(&rec->v[i]) && !rec->v[i].cfg->pending)
+			return true;
+	return false;
+}
+
+static int check_config(const struct gp_check_ctx *ctx, const char *name, const char *path,
+			struct gp_findings *f)
+{
+	_cleanup_free_ char *applied = read_applied(ctx, name);
+	struct gp_ctconf conf, host;
+	struct gp_recipe *rec = malloc(sizeof(*rec));
+	char proc[64];
+	bool attached;
+	int r;
+
+	if (!rec)
+		return -ENOMEM;
+	r = gp_recipe_read(ctx->root, &ctx->hs.host, path, ctx->pve, applied, rec);
+	if (r < 0) {
+		free(rec);
+		return r;
+	}
+	attached = load_ini(ctx, name, &conf, f) == 0;
+	check_hooks(rec->cfg, name, attached ? &conf : NULL, f);
+	check_stale_rules(ctx, name, attached ? &conf : NULL, applied, f);
+	check_v1_keys(ctx, rec->cfg, name, f);
+	if (attached || gives_gpus(rec))
+		check_node_mode(ctx, name, rec->unprivileged, f);
+	check_pve_duplicates(rec->cfg, name, f);
+	gp_check_recipe(ctx, name, rec, attached ? &conf : NULL, f);
+	if (!attached)
+		gp_ctconf_init(&conf);
+	if (gp_hostconf_load(ctx->confdir, &host) == 0) {
+		gp_ctconf_merge_host(&conf, &host);
+		gp_check_driver(ctx, name, &conf,
+				rootfs_dir(ctx, name, rec->cfg, proc, sizeof(proc)), f);
+	}
+	gp_recipe_free(rec);
+	free(rec);
+	return 0;
+}
+
+int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f)
+{
+	char path[PATH_MAX];
+	int r = config_path(ctx, name, path, sizeof(path));
+
+	if (r == 0 && ctx->pve)
+		r = check_parses(path);
+	if (r == -ENOENT)
+		gp_error("no config for container \"%s\" (%s)", name, path[0] ? path : "liblxc");
+	return r < 0 ? r : check_config(ctx, name, path, f);
+}
+
+bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name)
+{
+	_cleanup_free_ char *ini = gp_ini_path(ctx->root, ctx->confdir, name);
+	struct gp_recipe *rec;
+	char path[PATH_MAX];
+	bool gives = false;
+
+	if (ini && access(ini, F_OK) == 0)
+		return true;
+	if (config_path(ctx, name, path, sizeof(path)) < 0 || !(rec = malloc(sizeof(*rec))))
+		return false;
+	if (gp_recipe_read(ctx->root, &ctx->hs.host, path, ctx->pve, NULL, rec) == 0) {
+		gives = gives_gpus(rec);
+		gp_recipe_free(rec);
+	}
+	free(rec);
+	return gives;
+}

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision check NAME: the NVIDIA lines a recipe put into the container's config. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "base/paths.h"
+#include "base/util.h"
+#include "check/check.h"
+#include "check/recipe.h"
+#include "config/ctconf.h"
+#include "plan/plan.h"
+#include "plan/planner.h"
+
+struct ctx {
+	const struct gp_check_ctx *check;
+	const char *name;
+	const struct gp_recipe *rec;
+	const struct gp_ctconf *conf;
+	struct gp_findings *f;
+};
+
+/* Appends sep (when buf already holds something) and a formatted item, as far as it fits. */
+static void join(char *buf, size_t size, size_t *len, const char *sep, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void join(char *buf, size_t size, size_t *len, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*len >= size)
+		return;
+	if (*len)
+		*len += (size_t)snprintf(buf + *len, size - *len, "%s", sep);
+	if (*len >= size)
+		return;
+	va_start(ap, fmt);
+	*len += (size_t)vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+}
+
+static void at(const struct ctx *c, const struct gp_recipe_line *l, char *out, size_t size)
+{
+	gp_cfgline_where(c->rec->cfg, l->cfg, out, size);
+}
+
+/* How a finding on a line of Proxmox's pending section says so. */
+static const char *pending(const struct gp_recipe_line *l)
+{
+	return l->cfg->pending ? " (a pending change, applied at the next start)" : "";
+}
+
+static void fix_adopt(const struct ctx *c, struct gp_finding *x)
+{
+	GP_SET(x->fix,
+	       "gpu-provision adopt %s --dry-run, then adopt %s: the recipe's lines go, gpu-hook "
+	       "gives the nodes and today's rules at each start",
+	       c->name, c->name);
+}
+
+static void check_stale(const struct ctx *c, const struct gp_recipe_line *l)
+{
+	const struct gp_majors *m = &c->check->hs.host.majors;
+	struct gp_finding *x;
+	char where[1024];
+
+	if (!l->stale || !(x = gp_findings_add(c->f, GP_FINDING_RULE_STALE)))
+		return;
+	at(c, l, where, sizeof(where));
+	GP_SET(x->summary, "%s%s allows major %ld, which no device has today: a stale NVIDIA major",
+	       c->name, pending(l), l->rule.major);
+	GP_SET(x->evidence, "%s; today nvidia is %d, nvidia-uvm %u, nvidia-caps %u", where,
+	       GP_MAJOR_NVIDIA, m->uvm, m->caps);
+	fix_adopt(c, x);
+}
+
+/* A bind's source as the config names it: /dev/NODE, or the copy elsewhere it binds. */
+static const char *shown(const struct ctx *c, const struct gp_recipe_line *l)
+{
+	static char out[sizeof(l->source) + 8];
+	size_t n = c->check->root && !gp_root_is_host(c->check->root) ? strlen(c->check->root) : 0;
+
+	snprintf(out, sizeof(out), "%s",
+		 n && strncmp(l->source, c->check->root, n) == 0 ? l->source + n : l->source);
+	return out;
+}
+
+static void check_node_missing(const struct ctx *c, const struct gp_recipe_line *l)
+{
+	struct gp_finding *x;
+	char where[1024];
+
+	if ((l->kind != GP_RECIPE_BIND && l->kind != GP_RECIPE_DEVN) || l->node_exists ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_NODE_MISSING)))
+		return;
+	at(c, l, where, sizeof(where));
+	if (l->kind == GP_RECIPE_DEVN)
+		GP_SET(x->summary,
+		       "%s%s gives /dev/%s, which the host lacks: Proxmox refuses the "
+		       "start (\"Device does not exist\")",
+		       c->name, pending(l), l->node);
+	else if (l->optional)
+		GP_SET(x->summary,
+		       "%s binds %s with optional, and the host lacks it: the "
+		       "container starts without it%s",
+		       c->name, shown(c, l),
+		       strncmp(l->node, "nvidia-uvm", 10) == 0 ? " and cuInit fails (999)" : "");
+	else
+		GP_SET(x->summary, "%s binds %s, which the host lacks: the start fails", c->name,
+		       shown(c, l));
+	GP_SET(x->evidence, "%s", where);
+	GP_SET(x->fix,
+	       "gpu-provision prepare makes the nodes now (its boot unit at every boot); "
+	       "gpu-provision adopt %s lets gpu-hook make them at each start",
+	       c->name);
+}
+
+/* The optional binds of nodes that exist: one finding for them all. */
+static void check_optional(const struct ctx *c)
+{
+	struct gp_finding *x = NULL;
+	size_t len = 0, n = 0;
+	char where[1024];
+
+	for (size_t i = 0; i < c->rec->n; i++) {
+		const struct gp_recipe_line *l = &c->rec->v[i];
+
+		if (l->kind != GP_RECIPE_BIND || !l->optional || !l->node_exists ||
+		    (!x && !(x = gp_findings_add(c->f, GP_FINDING_OPTIONAL_MOUNT))))
+			continue;
+		at(c, l, where, sizeof(where));
+		join(x->evidence, sizeof(x->evidence), &len, "; ", "%s", where);
+		n++;
+	}
+	if (!x)
+		return;
+	GP_SET(x->summary,
+	       "%s binds %zu NVIDIA node(s) with optional: one missing (uvm after a reboot) is "
+	       "skipped silently",
+	       c->name, n);
+	fix_adopt(c, x);
+}
+
+/* The rules LXC enforces for this container (a Proxmox one starts from "deny a"). */
+static void enforced_rules(const struct ctx *c, struct gp_cg_rules *rules)
+{
+	const char *prefix = gp_cgroup_key_prefix(c->check->layout);
+
+	memset(rules, 0, sizeof(*rules));
+	rules->deny_all = c->rec->cfg->pve;
+	for (size_t i = 0; i < c->rec->cfg->n; i++)
+		if (!c->rec->cfg->v[i].pending)
+			gp_cg_rules_add(rules, prefix, c->rec->cfg->v[i].key,
+					c->rec->cfg->v[i].value);
+}
+
+/* Rules restrict nothing in an unprivileged Proxmox container (its userns config: "a"). */
+static bool rules_matter(const struct ctx *c)
+{
+	return !(c->rec->cfg->pve && c->rec->unprivileged);
+}
+
+/* The host node a bind gives, as a gp_node (a directory: nvidia-caps' first cap). */
+static bool host_node(const struct ctx *c, const struct gp_recipe_line *l, struct gp_node *n)
+{
+	struct stat st;
+
+	if (lstat(l->source, &st) < 0)
+		return false;
+	snprintf(n->name, sizeof(n->name), "%s", l->node);
+	n->major = S_ISCHR(st.st_mode) ? major(st.st_rdev) : c->check->hs.host.majors.caps;
+	n->minor = S_ISCHR(st.st_mode) ? minor(st.st_rdev) : 1;
+	return S_ISCHR(st.st_mode) || (S_ISDIR(st.st_mode) && n->major);
+}
+
+/* The nodes bound with no rule that lets the container open them: one finding for them all. */
+static void check_rule_missing(const struct ctx *c, const struct gp_cg_rules *rules)
+{
+	char nodes[160] = "", where[1024];
+	size_t len = 0, nlen = 0, n = 0;
+	struct gp_finding *x = NULL;
+	bool uvm = false;
+
+	for (size_t i = 0; i < c->rec->n && rules_matter(c); i++) {
+		const struct gp_recipe_line *l = &c->rec->v[i];
+		struct gp_node node = { 0 };
+
+		if (l->kind != GP_RECIPE_BIND || !l->node_exists || l->cfg->pending ||
+		    !host_node(c, l, &node) || gp_cg_rules_allow(rules, &node) ||
+		    (!x && !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_RULE_MISSING))))
+			continue;
+		at(c, l, where, sizeof(where));
+		join(x->evidence, sizeof(x->evidence), &len, "; ", "%s", where);
+		join(nodes, sizeof(nodes), &nlen, ", ", "%s (c %u:%u)", l->node, node.major,
+		     node.minor);
+		uvm |= strcmp(l->node, "nvidia-uvm") == 0;
+		n++;
+	}
+	if (!x)
+		return;
+	GP_SET(x->summary, "%s binds %s, but no %s rule lets it open %s%s", c->name, nodes,
+	       gp_cgroup_key_prefix(c->check->layout), n > 1 ? "them" : "it",
+	       uvm ? ": cuInit fails (999)" : "");
+	fix_adopt(c, x);
+}
+
+static bool node_given(const struct gp_recipe *r, const char *node)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if ((r->v[i].kind == GP_RECIPE_BIND || r->v[i].kind == GP_RECIPE_DEVN) &&
+		    strcmp(r->v[i].node, node) == 0)
+			return true;
+	return false;
+}
+
+static void check_uvm_tools(const struct ctx *c)
+{
+	struct gp_finding *x;
+
+	if (!node_given(c->rec, "nvidia-uvm") || node_given(c->rec, "nvidia-uvm-tools") ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_UVM_TOOLS_MISSING)))
+		return;
+	GP_SET(x->summary, "%s gets /dev/nvidia-uvm but not /dev/nvidia-uvm-tools", c->name);
+	GP_SET(x->evidence, "%s binds or gives nvidia-uvm and no nvidia-uvm-tools",
+	       c->rec->cfg->files[0]);
+	GP_SET(x->fix,
+	       "profilers and CUDA debuggers (Nsight, cuda-gdb) need it: gpu-provision adopt %s "
+	       "gives both",
+	       c->name);
+}
+
+static void check_other_hook(const struct ctx *c, const struct gp_recipe_line *l)
+{
+	struct gp_finding *x;
+	char where[1024];
+
+	if (l->kind != GP_RECIPE_HOOK || !(x = gp_findings_add(c->f, GP_FINDING_OTHER_GPU_HOOK)))
+		return;
+	at(c, l, where, sizeof(where));
+	GP_SET(x->summary, "%s runs another GPU tool's hook%s", c->name,
+	       c->rec->gpu_hook ? " as well as gpu-hook: both give the GPUs" : "");
+	GP_SET(x->evidence, "%s", where);
+	if (c->conf)
+		GP_SET(x->fix,
+		       "take the line out: gpu-hook does its work (gpu-provision adopt %s "
+		       "does it for you)",
+		       c->name);
+	else
+		fix_adopt(c, x);
+}
+
+/* The GPUs the container is meant to have: its ini's, or those its recipe binds. */
+static void intended(const struct ctx *c, bool chosen[GP_MAX_GPUS])
+{
+	const struct gp_host *h = &c->check->hs.host;
+	struct gp_log_capture quiet;
+	struct gp_ctconf from_recipe;
+	struct gp_plan *plan = malloc(sizeof(*plan));
+
+	memset(chosen, 0, sizeof(bool) * GP_MAX_GPUS);
+	if (!plan)
+		return;
+	gp_log_capture_start(&quiet);
+	gp_ctconf_init(&from_recipe);
+	if (c->conf ||
+	    gp_recipe_selection(c->rec, h, from_recipe.devices, sizeof(from_recipe.devices)) == 0)
+		gp_plan_for_conf(c->check->root, h, c->conf ? c->conf : &from_recipe, GP_WHERE_NONE,
+				 chosen, plan);
+	gp_log_capture_stop(&quiet);
+	free(plan);
+}
+
+static bool rule_reaches(const struct gp_cg_rule *r, unsigned int minor)
+{
+	return r->type == 'a' || (r->type == 'c' && (r->major < 0 || r->major == GP_MAJOR_NVIDIA) &&
+				  (r->minor < 0 || r->minor == (long)minor));
+}
+
+static bool any_chosen(const bool chosen[GP_MAX_GPUS], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (chosen[i])
+			return true;
+	return false;
+}
+
+/* A privileged container's rule that lets it open (after mknod) GPUs it is not meant to have. */
+static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
+			const bool chosen[GP_MAX_GPUS], const struct gp_recipe_line *l)
+{
+	const struct gp_host *h = &c->check->hs.host;
+	const char *prefix = gp_cgroup_key_prefix(c->check->layout);
+	char list[384] = "", where[1024];
+	struct gp_finding *x;
+	size_t len = 0, n = 0;
+
+	/* Wildcards only: an exact minor says which GPU the container is meant to have. */
+	if ((l->kind != GP_RECIPE_RULE && l->kind != GP_RECIPE_OPEN_ALL) || l->rule.minor >= 0 ||
+	    l->cfg->pending || strncmp(l->cfg->key, prefix, strlen(prefix)) != 0)
+		return;
+	for (size_t i = 0; i < h->ngpus; i++) {
+		struct gp_node node = { .major = GP_MAJOR_NVIDIA, .minor = h->gpus[i].minor };
+
+		if (chosen[i] || !rule_reaches(&l->rule, node.minor) ||
+		    !gp_cg_rules_allow(rules, &node))
+			continue;
+		join(list, sizeof(list), &len, ", ", "%d (%s)", h->gpus[i].index, h->gpus[i].pci);
+		n++;
+	}
+	if (!n || !(x = gp_findings_add(c->f, GP_FINDING_RULE_OPENS_GPUS)))
+		return;
+	at(c, l, where, sizeof(where));
+	if (!any_chosen(chosen, h->ngpus))
+		GP_SET(x->summary,
+		       "%s can open every GPU of the host (%zu): neither an ini nor "
+		       "its binds say which it is meant to have",
+		       c->name, n);
+	else
+		GP_SET(x->summary, "%s can open %zu GPU(s) it is not meant to have: %s", c->name, n,
+		       list);
+	GP_SET(x->evidence, "%s; a privileged container can mknod any node its rules allow", where);
+	if (l->kind == GP_RECIPE_OPEN_ALL)
+		GP_SET(x->fix, "take the line out (it opens every device of the host); gpu-hook "
+			       "writes exact rules for the GPUs given");
+	else
+		fix_adopt(c, x);
+}
+
+/* Lines of a list of recipe lines in one field: "file:line: text; ..." */
+static size_t list_lines(const struct ctx *c, bool (*pick)(const struct gp_recipe_line *),
+			 char *out, size_t size)
+{
+	char where[1024];
+	size_t len = 0, n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < c->rec->n; i++) {
+		if (!pick(&c->rec->v[i]))
+			continue;
+		at(c, &c->rec->v[i], where, sizeof(where));
+		join(out, size, &len, "; ", "%s", where);
+		n++;
+	}
+	return n;
+}
+
+/* A bind onto a node gpu-hook binds: the recipe's own node, or anything else there. */
+static bool is_bind(const struct gp_recipe_line *l)
+{
+	return l->in_the_way && !l->cfg->pending;
+}
+
+/* With gpu-hook attached, a recipe's bind of a node is in the way of the hook's. */
+static void check_conflict(const struct ctx *c)
+{
+	struct gp_finding *x;
+	char lines[768];
+	size_t n;
+
+	if (!c->conf || strcmp(c->conf->mode, "devn") == 0 ||
+	    !(n = list_lines(c, is_bind, lines, sizeof(lines))) ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_CONFLICT)))
+		return;
+	GP_SET(x->summary,
+	       "%s binds %zu NVIDIA node(s) itself, where gpu-hook binds them: its "
+	       "start is refused",
+	       c->name, n);
+	GP_SET(x->evidence, "%s", lines);
+	fix_adopt(c, x);
+}
+
+static void check_lines(const struct ctx *c)
+{
+	struct gp_finding *x;
+	char lines[768];
+	size_t n;
+
+	if (c->conf || !(n = list_lines(c, gp_recipe_gives_now, lines, sizeof(lines))) ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_LINES)))
+		return;
+	GP_SET(x->summary, "%s gets its GPUs from %zu line(s) of a recipe, not from gpu-provision",
+	       c->name, n);
+	GP_SET(x->evidence, "%s", lines);
+	fix_adopt(c, x);
+}
+
+void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const struct gp_recipe *rec,
+		     const struct gp_ctconf *conf, struct gp_findings *f)
+{
+	struct ctx c = { ctx, name, rec, conf, f };
+	struct gp_cg_rules *rules = malloc(sizeof(*rules));
+	bool chosen[GP_MAX_GPUS];
+
+	if (!rules)
+		return;
+	enforced_rules(&c, rules);
+	intended(&c, chosen);
+	check_conflict(&c);
+	check_lines(&c);
+	for (size_t i = 0; i < rec->n; i++) {
+		check_stale(&c, &rec->v[i]);
+		check_node_missing(&c, &rec->v[i]);
+		check_other_hook(&c, &rec->v[i]);
+		if (!rec->unprivileged)
+			check_opens(&c, rules, chosen, &rec->v[i]);
+	}
+	check_rule_missing(&c, rules);
+	check_optional(&c);
+	check_uvm_tools(&c);
+	free(rules);
+}

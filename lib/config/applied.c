@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A container's .applied, the one reader and writer of it (applied.h). */
+#include <errno.h>
+
+#include "base/paths.h"
+#include "base/util.h"
+#include "config/applied.h"
+#include "config/ctconf.h"
+
+int gp_applied_read(const char *root, const char *confdir, const char *name, char **text)
+{
+	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name);
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = gp_ctconf_read_owned(path, GP_APPLIED_MAX_SIZE, text);
+	return r == -EPERM || r == -EFBIG ? -EINVAL : r; /* for the admin to fix, as an ini */
+}
+
+char *gp_applied_peek(const char *root, const char *confdir, const char *name)
+{
+	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name);
+	char *buf = NULL;
+
+	if (path && gp_read_file(path, GP_APPLIED_MAX_SIZE, &buf, NULL) < 0)
+		buf = NULL;
+	return buf;
+}
+
+int gp_applied_write(const char *root, const char *confdir, const char *name, const char *text,
+		     size_t len)
+{
+	_cleanup_free_ char *path = gp_applied_path(root, confdir, name);
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = gp_mkdir_parents(path);
+	if (r == 0)
+		r = gp_write_file_atomic(path, text, len, gp_container_file_mode(root), GP_DURABLE);
+	return r < 0 ? gp_ctconf_write_failed(root, path, r) : 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/config/cfglines.c. */
+#ifndef GP_CFGLINES_H
+#define GP_CFGLINES_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * A container's config as its lines, each with the file and line it came from: a plain
+ * LXC config with its includes followed, or a Proxmox VE config's current section and
+ * its pending changes (snapshots are other configs and are not read).
+ */
+#define GP_CFGLINES_MAX 1024
+#define GP_CFGLINES_FILES 16
+
+struct gp_cfgline {
+	char key[96];
+	char value[512];
+	unsigned int file; /* in gp_cfglines.files; 0 is the config itself */
+	unsigned int line;
+	bool pending;  /* Proxmox: in [pve:pending], applied at the next start or write */
+	bool too_long; /* the value did not fit: it is shown cut and never edited */
+};
+
+struct gp_cfglines {
+	char files[GP_CFGLINES_FILES][PATH_MAX];
+	size_t nfiles;
+	struct gp_cfgline v[GP_CFGLINES_MAX];
+	size_t n;
+	bool pve;
+	size_t left_out; /* lines past GP_CFGLINES_MAX, or in files past GP_CFGLINES_FILES */
+};
+
+/*
+ * Reads the config at path (pve: as Proxmox VE's, else LXC's) into a new *out (free it).
+ * 0; -ENOENT when there is no such file; another -errno said with the path.
+ */
+int gp_cfglines_read(const char *path, bool pve, struct gp_cfglines **out);
+
+/* The file a line came from. */
+const char *gp_cfgline_file(const struct gp_cfglines *c, const struct gp_cfgline *l);
+
+/* The line as the config's own syntax writes it: "key = value" or "key: value". */
+void gp_cfgline_text(const struct gp_cfglines *c, const struct gp_cfgline *l, char *out,
+		     size_t size);
+
+/* True when the line's key and value are those of text (either syntax, blanks aside). */
+bool gp_cfgline_is(const struct gp_cfgline *l, const char *text);
+
+/*
+ * The host path a line gives the container: an lxc.mount.entry's source, or a Proxmox
+ * devN's path ("[path=]/dev/X[,mode=..]"). False for any other line.
+ */
+bool gp_cfg_source(const struct gp_cfgline *l, char *out, size_t size);
+
+/*
+ * An lxc.mount.entry's target as a path under the rootfs, as LXC reads it: no leading
+ * "/" or "./", no doubled "/" ("/dev//nvidia0" is "dev/nvidia0"). Into out (size bytes).
+ */
+void gp_cfg_mount_target(const char *target, char *out, size_t size);
+
+/* "file:line: key = value" (" (pending)" after the line of a pending change): where l is. */
+void gp_cfgline_where(const struct gp_cfglines *c, const struct gp_cfgline *l, char *out,
+		      size_t size);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Implemented in lib/plan/cgroup.c. */
+#ifndef GP_CGROUP_H
+#define GP_CGROUP_H
+
+#include <stdbool.h>
+
+#include "plan/plan.h"
+
+enum gp_cg_layout { GP_CG_V2, GP_CG_V1 };
+
+/*
+ * Where the devices controller lives on this host (never under --root: it is the
+ * real runtime's): v1 when a cgroup v1 hierarchy carries "devices", else v2.
+ */
+enum gp_cg_layout gp_cgroup_layout(void);
+/* Same, from a /proc/self/mountinfo buffer. */
+enum gp_cg_layout gp_cgroup_layout_parse(const char *mountinfo);
+
+/* "lxc.cgroup.devices" or "lxc.cgroup2.devices": the prefix LXC enforces here. */
+const char *gp_cgroup_key_prefix(enum gp_cg_layout layout);
+
+/* The device rules of a container config, in order, as LXC would apply them. */
+#define GP_CG_MAX_RULES 256
+struct gp_cg_rule {
+	char type;	   /* 'a', 'c', 'b' */
+	long major, minor; /* -1 for '*' */
+	bool r, w, m;
+};
+struct gp_cg_rules {
+	bool deny_all; /* a "deny = a" was seen: only allowed nodes are reachable */
+	struct gp_cg_rule allow[GP_CG_MAX_RULES];
+	size_t nallow;
+	struct gp_cg_rule deny[GP_CG_MAX_RULES];
+	size_t ndeny;
+};
+
+/* Parses "c 195:0 rwm", "a", "c *:* m". -EINVAL for anything else. */
+int gp_cg_rule_parse(const char *value, struct gp_cg_rule *rule);
+
+/*
+ * Feeds one config line; keys other than <prefix>.allow / <prefix>.deny are ignored.
+ * 0, -EINVAL for a rule that does not parse, -E2BIG past GP_CG_MAX_RULES allow or deny
+ * rules (a rule left out could turn into a false "missing rule").
+ */
+int gp_cg_rules_add(struct gp_cg_rules *rules, const char *prefix, const char *key,
+		    const char *value);
+
+/* True when a container with these rules can open (read and write) node n. */
+bool gp_cg_rules_allow(const struct gp_cg_rules *rules, const struct gp_node *n);
+
+#endif

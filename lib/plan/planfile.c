@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A plan as text: what the hook writes at a start and every reader of a plan parses. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "plan/planfile.h"
+#include "plan/vendors.h"
+
+/* Version 2 adds the owner and GPU lines; a plan without them is version 1, as before. */
+#define PLAN_HEADER_1 "gpu-provision-plan 1\n"
+#define PLAN_HEADER_2 "gpu-provision-plan 2\n"
+
+static int format_start(struct gp_buf *b, const struct gp_plan *plan)
+{
+	int r = 0;
+
+	if (plan->owner > 0)
+		r = gp_buf_printf(b, "owner %d %llu\n", (int)plan->owner, plan->owner_start);
+	for (size_t i = 0; i < plan->ngpus && r == 0; i++)
+		r = gp_buf_printf(b, "gpu %u %s\n", plan->gpus[i].index, plan->gpus[i].uuid);
+	return r;
+}
+
+char *gp_plan_format(const struct gp_plan *plan)
+{
+	bool v2 = plan->owner > 0 || plan->ngpus > 0;
+	struct gp_buf b = { 0 };
+	int r = gp_buf_printf(&b, "%s", v2 ? PLAN_HEADER_2 : PLAN_HEADER_1);
+
+	if (r == 0)
+		r = format_start(&b, plan);
+	for (size_t i = 0; i < plan->n && r == 0; i++) {
+		const struct gp_node *n = &plan->nodes[i];
+
+		r = gp_buf_printf(&b, "node %s %u %u %04o %u %u\n", n->name, n->major, n->minor,
+				  n->mode, n->uid, n->gid);
+	}
+	if (r < 0) {
+		gp_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+static int parse_node_line(const char *line, struct gp_node *n)
+{
+	char name[64];
+	int used = 0;
+
+	if (sscanf(line, "node %63s %u %u %o %u %u%n", name, &n->major, &n->minor, &n->mode,
+		   &n->uid, &n->gid, &used) != 6 ||
+	    line[used] != '\0')
+		return -EINVAL;
+	if (!gp_node_name_is_valid(name) || n->major == 0 || n->major > 4095 ||
+	    n->minor > 1048575 || n->mode > 07777)
+		return -EINVAL;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	return 0;
+}
+
+static int parse_owner_line(const char *line, struct gp_plan *plan)
+{
+	char pid[16], start[24], *end;
+	unsigned int p;
+	int used = 0;
+
+	if (sscanf(line, "owner %15s %23s%n", pid, start, &used) != 2 || line[used] != '\0' ||
+	    gp_parse_uint(pid, &p) < 0 || p == 0 || p > INT_MAX ||
+	    start[strspn(start, "0123456789")] != '\0')
+		return -EINVAL;
+	errno = 0;
+	plan->owner_start = strtoull(start, &end, 10);
+	if (errno)
+		return -EINVAL;
+	plan->owner = (pid_t)p;
+	return 0;
+}
+
+static int parse_gpu_line(const char *line, struct gp_plan_gpu *g)
+{
+	char uuid[64];
+	int used = 0;
+
+	if (!isdigit((unsigned char)line[4]) ||
+	    sscanf(line, "gpu %u %63s%n", &g->index, uuid, &used) != 2 || line[used] != '\0' ||
+	    g->index >= GP_MAX_GPUS || !gp_str_is_printable(uuid))
+		return -EINVAL;
+	snprintf(g->uuid, sizeof(g->uuid), "%s", uuid);
+	return 0;
+}
+
+/*
+ * One line of a plan, in its place: version 2's owner first (once), then its GPUs, then
+ * the nodes. *part is where the plan is: 0 before the owner, 1 the GPUs, 2 the nodes.
+ */
+static int parse_line(const char *line, int version, int *part, struct gp_plan *plan)
+{
+	if (version == 2 && *part == 0 && strncmp(line, "owner ", 6) == 0) {
+		*part = 1;
+		return parse_owner_line(line, plan);
+	}
+	if (version == 2 && *part <= 1 && strncmp(line, "gpu ", 4) == 0) {
+		*part = 1;
+		if (plan->ngpus == GP_MAX_GPUS)
+			return -EINVAL;
+		return parse_gpu_line(line, &plan->gpus[plan->ngpus++]);
+	}
+	*part = 2;
+	if (plan->n == GP_PLAN_MAX_NODES || parse_node_line(line, &plan->nodes[plan->n]) < 0)
+		return -EINVAL;
+	plan->n++;
+	return 0;
+}
+
+int gp_plan_parse(const char *buf, struct gp_plan *plan)
+{
+	const char *pos, *end = buf + strlen(buf), *at;
+	int version, part = 0;
+	size_t n;
+
+	memset(plan, 0, sizeof(*plan));
+	if (strncmp(buf, PLAN_HEADER_1, strlen(PLAN_HEADER_1)) == 0)
+		version = 1;
+	else if (strncmp(buf, PLAN_HEADER_2, strlen(PLAN_HEADER_2)) == 0)
+		version = 2;
+	else
+		return -EINVAL;
+	pos = buf + strlen(PLAN_HEADER_1);
+	while (gp_line_next(&pos, end, &at, &n)) {
+		char line[160];
+
+		/* Every line ends with a newline; none is longer than a node's. */
+		if (at + n == end || n >= sizeof(line))
+			return -EINVAL;
+		memcpy(line, at, n);
+		line[n] = '\0';
+		if (parse_line(line, version, &part, plan) < 0) {
+			memset(plan, 0, sizeof(*plan));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int gp_plan_read(const char *path, struct gp_plan *plan)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r = gp_read_file(path, GP_PLAN_FILE_MAX, &buf, NULL);
+
+	return r < 0 ? r : gp_plan_parse(buf, plan);
+}

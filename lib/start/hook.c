@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The three moments of a start: pre-start, autodev/mount, post-stop. */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/paths.h"
+#include "base/proc.h"
+#include "base/util.h"
+#include "config/applied.h"
+#include "config/cfglines.h"
+#include "config/ctconf.h"
+#include "config/lxcconf.h"
+#include "host/host.h"
+#include "plan/alloc.h"
+#include "plan/planfile.h"
+#include "start/hook.h"
+#include "start/inject.h"
+#include "start/mount.h"
+#include "start/nodes.h"
+
+/* A start's runtime state: it need not survive a crash, so no fsync at each start. */
+static int write_state(char *path, char *text)
+{
+	_cleanup_free_ char *p = path, *t = text;
+	int r;
+
+	if (!p || !t)
+		return -ENOMEM;
+	r = gp_mkdir_parents(p);
+	if (r == 0)
+		r = gp_write_file_atomic(p, t, strlen(t), 0644, 0);
+	if (r < 0)
+		return gp_error_errno(r, "Failed to write \"%s\"", p);
+	return r;
+}
+
+static int remove_state(char *path)
+{
+	_cleanup_free_ char *p = path;
+
+	if (!p)
+		return -ENOMEM;
+	if (unlink(p) < 0 && errno != ENOENT)
+		return gp_error_errno(-errno, "Failed to remove \"%s\"", p);
+	return 0;
+}
+
+/* The start's plan and injection record removed: 0 or -errno (said). */
+static int drop_state(const char *root, const char *name)
+{
+	int r = remove_state(gp_inject_path(root, name)),
+	    p = remove_state(gp_plan_path(root, name));
+
+	return r < 0 ? r : p;
+}
+
+/* The injection as the mount hook will read it back: a file it would refuse is not written. */
+static int write_checked(char *path, char *text, struct gp_inject *inj)
+{
+	if (text && gp_inject_parse(text, inj) < 0) {
+		gp_error("the host's driver files have a name or path the hook cannot read back "
+			 "(names of letters, digits and . _ + -, paths without blanks): %s",
+			 text);
+		free(path);
+		free(text);
+		return -EINVAL;
+	}
+	return write_state(path, text);
+}
+
+/* The driver's files this start injects, when the ini asks for them. */
+static int write_injection(const char *root, const char *name, const struct gp_ctconf *conf,
+			   const char *version)
+{
+	struct gp_inject *inj;
+	int r;
+
+	if (conf->inject != GP_INJECT_YES)
+		return remove_state(gp_inject_path(root, name));
+	inj = malloc(sizeof(*inj));
+	if (!inj)
+		return -ENOMEM;
+	r = gp_inject_select(root, version, conf->capabilities, inj);
+	if (r == 0)
+		r = write_checked(gp_inject_path(root, name), gp_inject_format(inj), inj);
+	if (r == 0)
+		r = gp_inject_stage(root, name, inj);
+	free(inj);
+	return r;
+}
+
+/* What one walk of the container's config finds: its device rules, a recipe's binds. */
+struct config_scan {
+	struct gp_cg_rules rules;
+	const char *prefix;
+	const char *root, *name;
+	const struct gp_plan *plan;
+	int binds;
+	bool idmapped; /* lxc.idmap: an unprivileged container, which cannot mknod */
+};
+
+/* "dev/X" or "/dev/X" onto a node of the plan (or nvidia-caps, the caps' directory). */
+static const char *planned_target(const struct gp_plan *plan, const char *value)
+{
+	char src[256], target[256], norm[256];
+	const char *t = norm;
+
+	if (sscanf(value, "%255s %255s", src, target) != 2)
+		return NULL;
+	gp_cfg_mount_target(target, norm, sizeof(norm));
+	if (strncmp(t, "dev/", 4) != 0)
+		return NULL;
+	t += 4;
+	for (size_t i = 0; i < plan->n; i++) {
+		const char *n = plan->nodes[i].name, *slash = strchr(n, '/');
+
+		if (strcmp(t, n) == 0 ||
+		    (slash && strlen(t) == (size_t)(slash - n) && strncmp(t, n, strlen(t)) == 0))
+			return plan->nodes[i].name;
+	}
+	return NULL;
+}
+
+/* Where Proxmox's own config has the line LXC's generated config carries: "file:line". */
+static void pve_place(const char *root, const char *name, const char *key, const char *value,
+		      char *out, size_t size)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL;
+	struct gp_cfglines *c = NULL;
+
+	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", name) < 0 || !(path = gp_path(root, rel)) ||
+	    access(path, F_OK) < 0 || gp_cfglines_read(path, true, &c) < 0)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->v[i].pending && strcmp(c->v[i].key, key) == 0 &&
+		    strcmp(c->v[i].value, value) == 0) {
+			snprintf(out, size, "%s:%u", path, c->v[i].line);
+			break;
+		}
+	free(c);
+}
+
+/* A recipe's bind of a node the hook binds: named now, not left to fail at autodev. */
+static void find_bind(struct config_scan *s, const char *key, const char *value, const char *file,
+		      unsigned int line)
+{
+	char where[PATH_MAX + 16];
+	const char *node;
+
+	if (strcmp(key, "lxc.mount.entry") != 0 || !(node = planned_target(s->plan, value)))
+		return;
+	snprintf(where, sizeof(where), "%s:%u", file, line);
+	pve_place(s->root, s->name, key, value, where, sizeof(where));
+	gp_error("%s: \"%s = %s\" binds /dev/%s itself, where gpu-hook binds it: the start would "
+		 "fail on it",
+		 where, key, value, node);
+	s->binds++;
+}
+
+static int scan_line(const char *key, const char *value, const char *file, unsigned int line,
+		     void *user)
+{
+	struct config_scan *s = user;
+	int r = gp_cg_rules_add(&s->rules, s->prefix, key, value);
+
+	s->idmapped |= strcmp(key, "lxc.idmap") == 0;
+	find_bind(s, key, value, file, line);
+	if (r == -E2BIG)
+		return gp_error_errno(r,
+				      "%s:%u: more than %d device allow or deny rules: the hook "
+				      "reads no further; merge them (c 195:* rwm) or drop some",
+				      file, line, GP_CG_MAX_RULES);
+	if (r < 0)
+		gp_warn("%s:%u: cannot read device rule \"%s = %s\"; ignored", file, line, key,
+			value);
+	return 0;
+}
+
+/* Every planned node's rule, once the config binds none of them itself. */
+static int check_rules(const struct config_scan *s, const char *path)
+{
+	int missing = 0;
+
+	if (s->binds) {
+		gp_error("take such lines out with \"gpu-provision adopt %s\" (--dry-run first): "
+			 "gpu-hook gives those nodes",
+			 s->name);
+		return -EINVAL;
+	}
+	if (!s->rules.deny_all)
+		gp_warn("the container denies no device (no \"%s.deny = a\"): it can open every "
+			"GPU of the host; include LXC's common.conf to confine it",
+			s->prefix);
+	for (size_t i = 0; i < s->plan->n; i++) {
+		const struct gp_node *n = &s->plan->nodes[i];
+
+		if (gp_cg_rules_allow(&s->rules, n))
+			continue;
+		gp_error("the container's config \"%s\" has no rule \"%s.allow = c %u:%u rwm\" for "
+			 "/dev/%s, so it could not open it",
+			 path, s->prefix, n->major, n->minor, n->name);
+		missing++;
+	}
+	if (missing && gp_root_is_pve(s->root))
+		gp_error("%d device rule(s) missing for this node's majors or GPUs: run "
+			 "gpu-provision prepare on each node of the cluster, then gpu-provision "
+			 "sync %s, so that its rules cover every node",
+			 missing, s->name);
+	else if (missing)
+		gp_error("%d device rule(s) missing for today's majors: run gpu-provision attach "
+			 "%s again to rewrite them",
+			 missing, s->name);
+	return missing ? -EACCES : 0;
+}
+
+static int check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
+			const char *root, const char *name, bool *idmapped)
+{
+	struct config_scan *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	*s = (struct config_scan){
+		.prefix = gp_cgroup_key_prefix(layout), .root = root, .name = name, .plan = plan
+	};
+	r = gp_lxcconf_walk(path, scan_line, s);
+	if (r < 0 && r != -E2BIG) /* past the cap is said where it is found */
+		gp_error("Failed to read the container config \"%s\": %s", path, strerror(-r));
+	if (r == 0)
+		r = check_rules(s, path);
+	*idmapped = s->idmapped;
+	free(s);
+	return r;
+}
+
+int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
+			 const char *root, const char *name)
+{
+	bool idmapped;
+
+	return check_config(path, layout, plan, root, name, &idmapped);
+}
+
+/*
+ * A .applied line that is a character device rule ("...allow: c M:m rwm"): true, with its
+ * major and minor (-1 for '*').
+ */
+static bool rule_device(const char *line, unsigned int *major, long *minor)
+{
+	const char *p = strstr(line, ".allow");
+	char *end;
+	unsigned long n;
+
+	if (!p)
+		return false;
+	p += strspn(p + 6, " \t:=") + 6;
+	if (p[0] != 'c' || p[1] != ' ' || !isdigit((unsigned char)p[2]))
+		return false;
+	n = strtoul(p + 2, &end, 10);
+	if (*end != ':' || n >= GP_CHAR_MAJORS)
+		return false;
+	*major = (unsigned int)n;
+	*minor = end[1] == '*'			  ? -1
+		 : isdigit((unsigned char)end[1]) ? strtol(end + 1, NULL, 10)
+						  : -1;
+	return true;
+}
+
+/* What a rule of .applied may open here: no device, NVIDIA's fixed major, or this start's. */
+static bool rule_fits_here(const struct gp_majors *m, const struct gp_plan *plan,
+			   unsigned int major, long minor)
+{
+	if (!gp_major_set_has(&m->registered, major) ||
+	    major == (m->nvidia ? m->nvidia : GP_MAJOR_NVIDIA))
+		return true;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->nodes[i].major == major && (long)plan->nodes[i].minor == minor)
+			return true;
+	return false;
+}
+
+/*
+ * The rules attach wrote (.applied) cover every node's majors of nvidia-uvm and nvidia-caps,
+ * which are dynamic: one whose major here is another device's (another driver's, another of
+ * NVIDIA's, or a node this start does not give) would let the container open it. Refused.
+ */
+static int check_applied_majors(const char *root, const char *confdir, const char *name,
+				const struct gp_majors *m, const struct gp_plan *plan)
+{
+	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name), *buf = NULL;
+	bool pve = gp_root_is_pve(root);
+	char *save = NULL;
+	int bad = 0, r = gp_applied_read(root, confdir, name, &buf);
+
+	if (r == -ENOENT)
+		return 0;
+	for (char *t = r == 0 ? strtok_r(buf, "\n", &save) : NULL; t;
+	     t = strtok_r(NULL, "\n", &save)) {
+		unsigned int major;
+		long minor;
+
+		if (!rule_device(t, &major, &minor) || rule_fits_here(m, plan, major, minor))
+			continue;
+		gp_error(
+		    "%s: \"%s\" opens a device of major %u, which here is none that this start "
+		    "gives (/proc/devices): the container could open it. %s %s",
+		    path, t, major,
+		    pve ? "Another node's majors differ from this one's, or the ini changed: "
+			  "run gpu-provision prepare here, then gpu-provision sync"
+			: "The majors or the ini changed since attach: run gpu-provision sync",
+		    name);
+		bad++;
+	}
+	return r < 0 ? r : bad ? -EPERM : 0;
+}
+
+/* No ini: on Proxmox VE, say the node and where the cluster keeps it. */
+static void say_no_ini(const char *root, const char *confdir, const char *name)
+{
+	_cleanup_free_ char *path = gp_ini_path(root, confdir, name);
+	char node[GP_NODE_NAME_MAX];
+
+	if (gp_pve_node_name(root, node) == 0)
+		gp_error("no %s (nor %s/%s.ini) on node %s: run gpu-provision attach %s --gpus "
+			 "SEL, or detach it",
+			 path ? path : GP_CLUSTER_DIR, confdir, name, node, name);
+	else
+		gp_error("no %s: run gpu-provision attach %s --gpus SEL, or detach it",
+			 path ? path : confdir, name);
+}
+
+/*
+ * The plan is owned by the hook's parent, LXC's monitor of this container (LXC runs a hook
+ * as sh -c "exec HOOK ..."), which lives as long as the container: when it is gone, a plan
+ * left by a start that died without its post-stop holds nothing.
+ */
+static int set_owner(struct gp_plan *plan)
+{
+	pid_t monitor = getppid();
+
+	if (gp_proc_start_time(monitor, &plan->owner_start) < 0)
+		return gp_error_errno(-ESRCH,
+				      "Failed to read the start time of the hook's parent, LXC's "
+				      "monitor, from \"/proc/%d/stat\"",
+				      (int)monitor);
+	plan->owner = monitor;
+	return 0;
+}
+
+/* Device rules for every GPU a portable selection may get: each one a mknod away. */
+static void warn_privileged(const char *name, const struct gp_ctconf *conf)
+{
+	gp_warn("%s is privileged and devices = %s takes whichever GPUs are free, so its "
+		"device rules allow every GPU it may get: it can make their nodes and open "
+		"GPUs other containers hold; make it unprivileged (lxc.idmap), or select "
+		"fixed GPUs",
+		name, conf->devices);
+}
+
+/*
+ * From the choice of GPUs to the plan on disk under the allocation lock, so that two
+ * starts at once never take the same GPU, and a start that is refused writes no plan.
+ */
+/*
+ * The container's device rules alone (its config walked with an empty plan), for a
+ * portable selection to prefer the GPUs they cover; NULL when there is no config to read.
+ */
+static struct config_scan *rules_of(const char *path, const char *root, const char *name)
+{
+	static const struct gp_plan none;
+	struct config_scan *s = path ? calloc(1, sizeof(*s)) : NULL;
+
+	if (!s)
+		return NULL;
+	*s = (struct config_scan){ .prefix = gp_cgroup_key_prefix(gp_cgroup_layout()),
+				   .root = root,
+				   .name = name,
+				   .plan = &none };
+	if (gp_lxcconf_walk(path, scan_line, s) < 0) {
+		free(s);
+		return NULL; /* check_config says why, after */
+	}
+	return s;
+}
+
+static int plan_start(const char *root, const char *confdir, const char *name,
+		      const struct gp_ctconf *conf, const struct gp_host *host,
+		      const char *lxc_config)
+{
+	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
+	_cleanup_free_ struct config_scan *scan = NULL;
+	bool idmapped = true;
+	int lock, r;
+
+	if (!plan)
+		return -ENOMEM;
+	if (gp_selection_is_portable(conf->devices))
+		scan = rules_of(lxc_config, root, name);
+	lock = gp_alloc_lock(root, name);
+	if (lock < 0)
+		return lock;
+	r = gp_alloc_plan(root, confdir, name, host, conf, scan ? &scan->rules : NULL, plan);
+	if (r == 0)
+		r = set_owner(plan);
+	if (r == 0)
+		r = gp_nodes_ensure(root, plan, host->params.modify != 0, false);
+	if (r == 0 && !lxc_config) {
+		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
+		r = -EINVAL;
+	}
+	if (r == 0)
+		r = check_applied_majors(root, confdir, name, &host->majors, plan);
+	if (r == 0)
+		r = check_config(lxc_config, gp_cgroup_layout(), plan, root, name, &idmapped);
+	if (r == 0)
+		r = write_state(gp_plan_path(root, name), gp_plan_format(plan));
+	gp_alloc_unlock(root, lock);
+	if (r == 0 && !idmapped && gp_selection_is_portable(conf->devices))
+		warn_privileged(name, conf);
+	return r;
+}
+
+/* The host is read once per start; again only when the policy loaded a module. */
+static int prepare_host(const char *root, const char *confdir, const char *name,
+			const struct gp_ctconf *conf, const char *lxc_config)
+{
+	unsigned int parts = conf->caps[0] ? GP_HOST_MIG : 0;
+	struct gp_host host;
+	int r = gp_host_read(root, parts, &host);
+
+	if (r < 0)
+		return r;
+	r = gp_hook_uvm(root, confdir, name, conf, &host, parts);
+	if (r == 0)
+		r = write_injection(root, name, conf, host.version);
+	if (r == 0)
+		r = plan_start(root, confdir, name, conf, &host, lxc_config);
+	gp_host_free(&host);
+	return r;
+}
+
+int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
+		      const char *lxc_config)
+{
+	struct gp_ctconf conf, host;
+	int r;
+
+	r = gp_ctconf_load(root, confdir, name, &conf);
+	if (r == -ENOENT)
+		say_no_ini(root, confdir, name);
+	if (r == 0)
+		r = gp_hostconf_load(confdir, &host);
+	if (r < 0)
+		return -EINVAL;
+	gp_ctconf_merge_host(&conf, &host);
+	r = prepare_host(root, confdir, name, &conf, lxc_config);
+	/* LXC runs no post-stop for a start its pre-start refused: nothing of it stays. */
+	if (r < 0)
+		gp_hook_post_stop(root, name);
+	return r;
+}
+
+static int read_plan(const char *root, const char *name, struct gp_plan *plan)
+{
+	_cleanup_free_ char *path = gp_plan_path(root, name);
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = gp_plan_read(path, plan);
+	if (r == -EINVAL)
+		gp_error("the plan \"%s\" is damaged; restart the container", path);
+	else if (r < 0)
+		gp_error("Failed to read the plan \"%s\": %s (did the pre-start hook run?)", path,
+			 strerror(-r));
+	return r;
+}
+
+struct start {
+	const char *root, *name, *rootfs;
+};
+
+/* What pre-start chose to inject: none without the file. */
+static int inject(void *arg)
+{
+	const struct start *st = arg;
+	const char *root = st->root, *name = st->name, *rootfs = st->rootfs;
+	_cleanup_free_ char *path = gp_inject_path(root, name);
+	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
+	int r;
+
+	if (!path || !inj)
+		return -ENOMEM;
+	r = gp_inject_read(path, inj);
+	if (r == -ENOENT)
+		return 0;
+	if (r == -EINVAL) {
+		gp_error("\"%s\" is damaged; restart the container", path);
+		return r;
+	}
+	if (r < 0)
+		return gp_error_errno(r, "Failed to read \"%s\"", path);
+	return gp_inject_mount(root, name, rootfs, inj);
+}
+
+int gp_hook_mount(const char *root, const char *name, const char *rootfs)
+{
+	struct start st = { root, name, rootfs };
+	struct gp_plan plan;
+	int r;
+
+	if (!rootfs || rootfs[0] != '/') {
+		gp_error("LXC_ROOTFS_MOUNT is not set: gpu-hook must be run by LXC");
+		return -EINVAL;
+	}
+	r = read_plan(root, name, &plan);
+	if (r < 0)
+		return r;
+	/* The injection after the binds: a refused one takes them back too. */
+	r = gp_mount_plan(rootfs, root, &plan, inject, &st);
+	/*
+	 * A refused start's plan and injection record go here already (an unprivileged
+	 * container's hook may not remove them: the next pre-start rewrites them). The staged
+	 * tree is the host's, which this namespace only holds a copy of: LXC's post-stop, which
+	 * it runs after an aborted start too (5.0.2's lxc_end), takes it away there.
+	 */
+	if (r < 0)
+		drop_state(root, name);
+	return r;
+}
+
+int gp_hook_post_stop(const char *root, const char *name)
+{
+	int s = gp_inject_unstage(root, name), r = drop_state(root, name);
+
+	return s < 0 ? s : r;
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Binding host nodes into a container's /dev. The rootfs belongs to whoever runs the
+ * container, so every target is reached by fd (openat2, no symlinks, no mount point
+ * crossed) and every mount lands on an fd, never on a path that could be swapped.
+ */
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "base/paths.h"
+#include "base/util.h"
+#include "start/mount.h"
+
+struct done {
+	int dirfd;
+	char base[64];
+	bool created;
+	bool mounted;
+};
+
+static int open_source(const char *root, const struct gp_node *n)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (asprintf(&rel, "/dev/%s", n->name) < 0 || !(path = gp_path(root, rel)))
+		return -ENOMEM;
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return gp_error_errno(-errno, "Failed to open host node \"%s\"", path);
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(n->major, n->minor)) {
+		gp_error("host node \"%s\" is not c %u:%u as planned; refusing to bind it (restart "
+			 "the container so that pre-start makes it again)",
+			 path, n->major, n->minor);
+		return -ESTALE;
+	}
+	return steal_fd(fd);
+}
+
+/* Opens <rootfs>/dev by fd; it may be the autodev tmpfs, so one mount crossing is allowed. */
+static int open_dev(const char *rootfs)
+{
+	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd;
+
+	if (rootfd < 0)
+		return gp_error_errno(-errno, "Failed to open rootfs \"%s\"", rootfs);
+	fd = gp_openat2(rootfd, "dev", O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		gp_error("\"%s/dev\" is not a plain directory inside the rootfs (%s): refusing to "
+			 "bind GPU nodes through it",
+			 rootfs, strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The directory a node goes in: /dev itself or /dev/nvidia-caps, made if missing. */
+static int open_parent(int devfd, const char *name, const char **base)
+{
+	const char *slash = strchr(name, '/');
+	char dir[32];
+	int fd;
+
+	if (!slash) {
+		*base = name;
+		return fcntl(devfd, F_DUPFD_CLOEXEC, 3);
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - name), name);
+	*base = slash + 1;
+	if (mkdirat(devfd, dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = gp_openat2(devfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
+	if (fd < 0)
+		gp_error("/dev/%s in the container is not a plain directory (%s): refusing", dir,
+			 strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+static int open_target(int dirfd, const char *base, const char *name, bool *created)
+{
+	struct stat st;
+	int fd;
+
+	fd = gp_openat2(dirfd, base, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0000,
+			GP_RESOLVE_STRICT);
+	if (fd >= 0) {
+		*created = true;
+		return fd;
+	}
+	*created = false;
+	if (errno != EEXIST)
+		goto refuse;
+	fd = gp_openat2(dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
+	if (fd < 0)
+		goto refuse;
+	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+		close(fd);
+		errno = EEXIST;
+		goto refuse;
+	}
+	return fd;
+refuse:
+	gp_error("/dev/%s in the container cannot be a mount target (%s): it must be absent, a "
+		 "plain file or a device node, not a link, directory, socket, FIFO or mount point "
+		 "(a bind of the container's config, or another GPU hook? gpu-provision check "
+		 "names such lines)",
+		 name, strerror(errno));
+	return -errno;
+}
+
+int gp_mount_bind_fd(int srcfd, int tgtfd, uint64_t attrs)
+{
+	struct mount_attr attr = { .attr_set = attrs };
+	_cleanup_close_ int tree = -1;
+
+	tree = (int)syscall(SYS_open_tree, srcfd, "",
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0)
+		return -errno;
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return -errno;
+	if (syscall(SYS_move_mount, tree, "", tgtfd, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return -errno;
+	return 0;
+}
+
+int gp_mount_undo_at(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd =
+	    gp_openat2(dirfd, name, O_PATH | O_CLOEXEC, 0, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (fd < 0 || umount2(proc, MNT_DETACH) < 0)
+		return -errno;
+	return 0;
+}
+
+static void undo(struct done *d)
+{
+	if (d->mounted && gp_mount_undo_at(d->dirfd, d->base) < 0)
+		gp_warn("Failed to undo the bind of /dev/%s: %s", d->base, strerror(errno));
+	if (d->created)
+		unlinkat(d->dirfd, d->base, 0);
+	gp_closep(&d->dirfd);
+}
+
+static int bind_node(int devfd, const char *root, const struct gp_node *n, struct done *d)
+{
+	_cleanup_close_ int srcfd = -1, tgtfd = -1;
+	const char *base;
+	int r;
+
+	srcfd = open_source(root, n);
+	if (srcfd < 0)
+		return srcfd;
+	d->dirfd = open_parent(devfd, n->name, &base);
+	if (d->dirfd < 0)
+		return d->dirfd;
+	snprintf(d->base, sizeof(d->base), "%s", base);
+	tgtfd = open_target(d->dirfd, base, n->name, &d->created);
+	if (tgtfd < 0)
+		return tgtfd;
+	r = gp_mount_bind_fd(srcfd, tgtfd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	if (r < 0)
+		return gp_error_errno(r, "Failed to bind /dev/%s into the container", n->name);
+	d->mounted = true;
+	return 0;
+}
+
+int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *plan,
+		  int (*then)(void *arg), void *arg)
+{
+	struct done done[GP_PLAN_MAX_NODES];
+	_cleanup_close_ int devfd = open_dev(rootfs);
+	size_t i;
+	int r = 0;
+
+	if (devfd < 0)
+		return devfd;
+	for (i = 0; i < plan->n && r == 0; i++) {
+		done[i] = (struct done){ .dirfd = -1 };
+		r = bind_node(devfd, root, &plan->nodes[i], &done[i]);
+	}
+	if (r == 0 && then)
+		r = then(arg);
+	/* The i nodes tried, the one that failed included: it may have made its file. */
+	for (size_t j = i; j-- > 0;) {
+		if (r < 0)
+			undo(&done[j]);
+		gp_closep(&done[j].dirfd);
+	}
+	return r;
+}
+
+int gp_mount_tmpfs(int dirfd)
+{
+	_cleanup_close_ int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	int mnt;
+
+	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "1024", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -errno;
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (mnt < 0)
+		return -errno;
+	if (syscall(SYS_move_mount, mnt, "", dirfd, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+		int r = -errno;
+
+		close(mnt);
+		return r;
+	}
+	return mnt;
+}
