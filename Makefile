@@ -173,7 +173,7 @@ $(HOSTILE)/preload-%.so: tests/hostile/%.c tests/hostile/log.c tests/hostile/hos
 
 # Config edits under the owners' locks (t-edits.sh): a liblxc lock holder
 # (tests/helpers) and a rename() test double preloaded for faults between writes
-# (tests/faults); test-ctconf swaps a file under a read by path.
+# (tests/faults); test-ini swaps a file under a read by path.
 EDIT_HELPERS := $(BUILD)/tests/helpers/lxc-lock-edit $(BUILD)/tests/faults/rename-fault.so \
 		$(BUILD)/tests/helpers/bind-socket
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
@@ -189,10 +189,10 @@ tests-helpers: $(EDIT_HELPERS)
 # (t-stall.sh, test-rootfsread).
 STALLFS := $(BUILD)/tests/helpers/stallfs
 tests-helpers: $(STALLFS)
-$(BUILD)/tests/test-ctconf: UNIT_LDFLAGS = -Wl,--wrap=gp_read_file
+$(BUILD)/tests/test-ini: UNIT_LDFLAGS = -Wl,--wrap=gp_read_file
 
 # libFuzzer targets (clang): make fuzz runs each for FUZZ_SECONDS from its corpus.
-FUZZ_TARGETS := pveconf probe ctconf procfs ldcache
+FUZZ_TARGETS := pveconf probe ini procfs ldcache
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	      -D_GNU_SOURCE -Ilib -I. $(PKG_CFLAGS)

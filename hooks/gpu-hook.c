@@ -62,7 +62,7 @@ static int run(const char *type, const char *root, const char *confdir, const ch
 	gp_error("unknown hook type \"%s\"; use it as lxc.hook.pre-start, autodev, mount or "
 		 "post-stop",
 		 type);
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 int main(int argc, char **argv)
@@ -92,24 +92,24 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return GP_EXIT_OK;
 		case 'V':
 			printf("gpu-hook %s\n", GP_VERSION);
-			return 0;
+			return GP_EXIT_OK;
 		default:
 			usage(stderr);
-			return 2;
+			return GP_EXIT_USAGE;
 		}
 	}
 	if (argc - optind < 1 || (argc - optind < 3 && !env.type[0])) {
 		usage(stderr);
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	name = argv[optind];
 	type = argc - optind >= 3 ? argv[optind + 2] : env.type;
 	if (!gp_name_is_valid(name)) {
 		gp_error("\"%s\" is not a container name this hook accepts", name);
-		return 2;
+		return GP_EXIT_USAGE;
 	}
 	r = run(type, root, confdir, name, &env);
 	if (r < 0)

@@ -26,15 +26,15 @@ static int attach_opts_of_cli(const struct gp_cli *cli, const char *verb, struct
 	if (cli->nargs != 2) {
 		gp_error("usage: gpu-provision %s NAME%s", verb,
 			 strcmp(verb, "detach") != 0 ? " [--gpus SEL] [--caps CAPS]" : "");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (!gp_name_is_valid(cli->args[1])) {
 		gp_error("\"%s\" is not a container name gpu-provision accepts", cli->args[1]);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (cli->confdir[0] != '/') {
 		gp_error("--confdir must be an absolute path");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	gp_cli_attach_opts(cli, cli->args[1], hook, o);
 	return find_hook(hook, size) < 0 ? -ENOENT : 0;

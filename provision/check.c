@@ -13,7 +13,7 @@
 #include "checkreport.h"
 #include "cluster/cluster.h"
 #include "commands.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "diagnose/probejson.h"
 #include "driver/nvml.h"
 #include "ops/containers.h"
@@ -26,19 +26,19 @@ _Static_assert(MAX_PARALLEL_PROBES <= GP_CHILDREN_MAX, "gp_children_step takes t
 static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
 {
 	struct gp_log_capture quiet; /* a refused file is an ini-invalid finding already */
-	struct gp_ctconf conf, host;
+	struct gp_ini conf, host;
 	int r;
 
 	if (cli->timeout)
 		return (int)cli->timeout * 1000;
 	gp_log_capture_start(&quiet);
 	if (gp_hostconf_load(cli->confdir, &host) < 0)
-		gp_ctconf_init(&host);
-	r = gp_ctconf_load(cli->root, cli->confdir, name, &conf);
+		gp_ini_init(&host);
+	r = gp_ini_load(cli->root, cli->confdir, name, &conf);
 	gp_log_capture_stop(&quiet);
 	if (r < 0)
 		return (int)host.probe_timeout * 1000;
-	gp_ctconf_merge_host(&conf, &host);
+	gp_ini_merge_host(&conf, &host);
 	return (int)conf.probe_timeout * 1000;
 }
 

@@ -202,7 +202,7 @@ static int set_format(const char *arg, struct gp_cli *cli)
 	if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "prometheus") &&
 	    strcmp(arg, "markdown")) {
 		gp_error("--format \"%s\": use text, json, prometheus or markdown", arg);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	cli->format = arg;
 	cli->json |= strcmp(arg, "json") == 0;
@@ -228,9 +228,9 @@ static int set_option(const struct cli_option *opt, char *arg, struct gp_cli *cl
 		if (gp_parse_uint(arg, &cli->timeout) == 0 && cli->timeout && cli->timeout <= 3600)
 			return 0;
 		gp_error("--timeout \"%s\": give whole seconds from 1 to 3600", arg);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 /* --help is answered once every option is read: "COMMAND --help" needs the command. */
@@ -257,7 +257,7 @@ static int parse_options(int argc, char **argv, struct gp_cli *cli, bool *help)
 			exit(0);
 		}
 		if (c < OPTION_BASE)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		r = set_option(&cli_options[c - OPTION_BASE], optarg, cli);
 	}
 	cli->args = argv + optind;

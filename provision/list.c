@@ -12,7 +12,7 @@
 #include "base/util.h"
 #include "cluster/cluster.h"
 #include "commands.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "diagnose/verdict.h"
 #include "ops/containers.h"
 #include "plan/alloc.h"
@@ -53,12 +53,12 @@ static void add_given(const struct gp_cli *cli, const char *name, struct row *r)
 
 static void list_row(const struct gp_cli *cli, bool pve, const char *name, struct row *r)
 {
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	bool portable = false;
 	struct gp_verdict v;
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	if (gp_ctconf_load(cli->root, cli->confdir, name, &conf) == 0) {
+	if (gp_ini_load(cli->root, cli->confdir, name, &conf) == 0) {
 		snprintf(r->devices, sizeof(r->devices), "%s%s%s", conf.devices,
 			 conf.caps[0] ? " caps " : "", conf.caps);
 		snprintf(r->mode, sizeof(r->mode), "%s-%s", pve ? "pve" : "lxc",
@@ -267,7 +267,7 @@ int gp_cmd_list(const struct gp_cli *cli)
 	arr = json_object_new_array();
 	n = gp_containers_with_gpus(cli->root, cli->confdir, &names);
 	if (n < 0) {
-		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
+		gp_error("Failed to list \"%s\": %s", cli->confdir, gp_strerror(-n));
 		json_object_put(arr);
 		return GP_EXIT_FAILED;
 	}

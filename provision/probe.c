@@ -8,7 +8,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "commands.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "deepreport.h"
 #include "diagnose/deep.h"
 #include "diagnose/diagnose.h"
@@ -23,7 +23,7 @@
 #include "start/inject.h"
 
 struct probe_ctx {
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	struct gp_host_state hs; /* the host read first; the rest when a result needs HMM */
 	struct gp_plan plan;
 	bool chosen[GP_MAX_GPUS];
@@ -70,18 +70,18 @@ static int started_with(const struct gp_cli *cli, const char *name, struct probe
 /* The container's GPUs and nodes as its ini and today's host say; or all of the host's. */
 static int expectations(const struct gp_cli *cli, const char *name, struct probe_ctx *p)
 {
-	struct gp_ctconf host_conf;
+	struct gp_ini host_conf;
 	int r;
 
 	if (gp_hostconf_load(cli->confdir, &host_conf) < 0)
-		return -EINVAL;
-	r = gp_ctconf_load(cli->root, cli->confdir, name, &p->conf);
+		return -GP_EBADCONF;
+	r = gp_ini_load(cli->root, cli->confdir, name, &p->conf);
 	if (r < 0 && r != -ENOENT)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	p->attached = r == 0;
 	if (!p->attached)
 		p->conf = host_conf;
-	gp_ctconf_merge_host(&p->conf, &host_conf);
+	gp_ini_merge_host(&p->conf, &host_conf);
 	/* The MIG caps table (thousands of lines) only where the plan needs it. */
 	if (gp_host_read(cli->root, !p->attached || p->conf.caps[0] ? GP_HOST_MIG : 0,
 			 &p->hs.host) < 0)
@@ -135,7 +135,7 @@ static void print_text(const char *name, const struct probe_ctx *p, const struct
 	for (size_t i = 0; i < r->nnodes; i++)
 		printf("  /dev/%-24s %s %u:%u open %s\n", r->nodes[i].name,
 		       r->nodes[i].exists ? "c" : "-", r->nodes[i].major, r->nodes[i].minor,
-		       r->nodes[i].open_errno ? strerror(r->nodes[i].open_errno) : "ok");
+		       r->nodes[i].open_errno ? gp_strerror(r->nodes[i].open_errno) : "ok");
 	if (deep)
 		gp_deep_print(r, deep);
 	gp_findings_print(f, stdout, "", false);

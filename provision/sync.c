@@ -61,7 +61,7 @@ int gp_cmd_sync(const struct gp_cli *cli)
 		return sync_one(cli, hook, cli->args[1]) < 0 ? GP_EXIT_FAILED : GP_EXIT_OK;
 	n = gp_containers_with_gpus(cli->root, cli->confdir, &names);
 	if (n < 0) {
-		gp_error("Failed to list \"%s\": %s", cli->confdir, strerror(-n));
+		gp_error("Failed to list \"%s\": %s", cli->confdir, gp_strerror(-n));
 		return GP_EXIT_FAILED;
 	}
 	if (n == 0)

@@ -161,7 +161,7 @@ int gp_child_exec(void *argv)
 	char *const *v = argv;
 
 	execvp(v[0], v);
-	fprintf(stderr, "Failed to run \"%s\": %s\n", v[0], strerror(errno));
+	fprintf(stderr, "Failed to run \"%s\": %s\n", v[0], gp_strerror(errno));
 	return 127;
 }
 
@@ -549,7 +549,7 @@ int gp_child_reexec_sealed(char **argv)
 	if (fd < 0)
 		return fd;
 	fexecve(fd, argv, envp);
-	gp_error("Failed to execute a sealed copy of this program: %s", strerror(errno));
+	gp_error("Failed to execute a sealed copy of this program: %s", gp_strerror(errno));
 	close(fd);
 	return -errno;
 }

@@ -79,7 +79,7 @@ int gp_error_errno(int ret, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_line("error: ", strerror(ret < 0 ? -ret : ret), fmt, ap);
+	log_line("error: ", gp_strerror(ret < 0 ? -ret : ret), fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -109,4 +109,16 @@ void gp_log_capture_stop(struct gp_log_capture *c)
 {
 	if (capture == c)
 		capture = c->prev;
+}
+
+const char *gp_strerror(int err)
+{
+	switch (err) {
+	case GP_EREFUSED: /* worded as the EPERM and EINVAL that stood for them were */
+		return strerror(EPERM);
+	case GP_EBADCONF:
+		return strerror(EINVAL);
+	default:
+		return strerror(err);
+	}
 }

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/error.h"
+
 /*
  * Messages for people, said once where the failure is. Library code says what failed
  * and returns -errno in one step with gp_error_errno; the command decides where
@@ -18,15 +20,19 @@ void gp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* gp_strerror(err), for an errno or one of base/error.h's outcomes. */
+const char *gp_strerror(int err);
+
 /*
- * Says "<message>: <strerror(-ret)>" as an error and returns ret (a -errno), so that
+ * Says "<message>: <gp_strerror(-ret)>" as an error and returns ret (a -errno), so that
  * "return gp_error_errno(-errno, ...)" reports the errno of the failure, not the printer's.
  */
 int gp_error_errno(int ret, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Says an error after "where: " (a "file:line", nothing for NULL) and returns ret: the
- * refusals of code that reads what a caller names, e.g. "return gp_error_at(-EINVAL, where, ...)".
+ * refusals of code that reads what a caller names, e.g. "return gp_error_at(-GP_EBADCONF, where,
+ * ...)".
  */
 int gp_error_at(int ret, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -65,7 +65,7 @@ int gp_pve_node_name(const char *root, char name[GP_NODE_NAME_MAX])
 	if (strncmp(target, "nodes/", 6) != 0 || !*node || *node == '.' ||
 	    strlen(node) >= GP_NODE_NAME_MAX ||
 	    node[strspn(node, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")])
-		return -EINVAL;
+		return -GP_EBADCONF;
 	memcpy(name, node, strlen(node) + 1); /* shorter than GP_NODE_NAME_MAX: checked */
 	return 0;
 }

@@ -58,7 +58,7 @@ char *gp_pve_config_path(const char *root, const char *id);
 
 /*
  * This node's name in the cluster, from the /etc/pve/local link ("nodes/NAME"): 0, or
- * -ENOENT where root is no Proxmox VE node, -EINVAL for a link that names none.
+ * -ENOENT where root is no Proxmox VE node, -GP_EBADCONF for a link that names none.
  */
 int gp_pve_node_name(const char *root, char name[GP_NODE_NAME_MAX]);
 

@@ -14,19 +14,19 @@ int gp_parse_proc_stat(const char *buf, char *state, unsigned long long *start)
 
 	/* After "pid (comm)" come state (field 3) and 18 more before starttime (field 22). */
 	if (!p || sscanf(p + 1, " %c", state) != 1)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	p += 2;
 	for (int field = 3; field < 22; field++) {
 		p = strchr(p, ' ');
 		if (!p)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		p++;
 	}
 	if (*p < '0' || *p > '9')
-		return -EINVAL;
+		return -GP_EBADCONF;
 	errno = 0;
 	*start = strtoull(p, &end, 10);
-	return errno || (*end != ' ' && *end != '\n' && *end != '\0') ? -EINVAL : 0;
+	return errno || (*end != ' ' && *end != '\n' && *end != '\0') ? -GP_EBADCONF : 0;
 }
 
 bool gp_proc_gone(int err)
@@ -50,6 +50,6 @@ int gp_proc_start_time(pid_t pid, unsigned long long *start)
 	if (r < 0)
 		return gp_proc_gone(r) ? -ENOENT : r;
 	if (gp_parse_proc_stat(buf, &state, start) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	return state == 'Z' || state == 'X' ? -ENOENT : 0;
 }

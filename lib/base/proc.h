@@ -9,9 +9,9 @@
 /*
  * The start time of process pid, field 22 of the real host's /proc/PID/stat (clock ticks
  * since boot): 0; -ENOENT when no such process runs (a zombie neither, gp_proc_gone);
- * -EINVAL for a file that does not parse, another -errno when it cannot be read (EMFILE,
+ * -GP_EBADCONF for a file that does not parse, another -errno when it cannot be read (EMFILE,
  * ENOMEM): then whether it runs is not known. The parser takes the file's text: 0 or
- * -EINVAL.
+ * -GP_EBADCONF.
  */
 int gp_proc_start_time(pid_t pid, unsigned long long *start);
 int gp_parse_proc_stat(const char *buf, char *state, unsigned long long *start);

@@ -27,7 +27,7 @@ static int check_owner(const char *program, const char *dir)
 		 "the installed gpu-provision, or move the build tree where every directory is "
 		 "root's and not group- or world-writable",
 		 program, dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 int gp_trust_program(const char *path, char *real, size_t size)
@@ -57,7 +57,7 @@ static const char *kind_of(mode_t mode)
 			       : "a special file";
 }
 
-/* Refuses the part fd (name, of the file path) unless owner's alone: -EINVAL, said. */
+/* Refuses the part fd (name, of the file path) unless owner's alone: -GP_EBADCONF, said. */
 static int check_part(int fd, const char *path, const char *name, uid_t owner, bool last)
 {
 	struct stat st;
@@ -73,7 +73,7 @@ static int check_part(int fd, const char *path, const char *name, uid_t owner, b
 		 "reinstall the driver",
 		 path, name, kind_of(st.st_mode), (unsigned int)st.st_uid,
 		 (unsigned int)(st.st_mode & 07777));
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 int gp_trust_open_file(const char *root, const char *path, uid_t owner)
@@ -84,7 +84,7 @@ int gp_trust_open_file(const char *root, const char *path, uid_t owner)
 
 	if (strncmp(path, root, n) != 0 || path[n] != '/' ||
 	    snprintf(name, sizeof(name), "%s", path) >= (int)sizeof(name))
-		return gp_error_errno(-EINVAL, "\"%s\" is not below \"%s\"", path, root);
+		return gp_error_errno(-GP_EBADCONF, "\"%s\" is not below \"%s\"", path, root);
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", root);

@@ -11,7 +11,7 @@
  * the hook runs) must be root's, and so must every directory above it, none of them
  * writable by group or others: whoever can write any of them owns the host at the next
  * start (lib/base/trust.c). Puts the program's path without symlinks in real (which callers
- * use from then on, so that no link can be turned later). Returns 0, or -EINVAL (said,
+ * use from then on, so that no link can be turned later). Returns 0, or -GP_EBADCONF (said,
  * with what to do) when the rule fails, or -errno when the path cannot be checked.
  */
 int gp_trust_program(const char *path, char *real, size_t size);
@@ -21,7 +21,7 @@ int gp_trust_program(const char *path, char *real, size_t size);
  * on descriptors: root, each directory below it and the file, opened O_PATH | O_NOFOLLOW
  * one part at a time from the one checked before, each owned by owner and writable by
  * nobody else; a link on the way is refused. path must lie below root ("/" for the host).
- * Returns the file's O_PATH descriptor (a regular file, the one to bind), -EINVAL when
+ * Returns the file's O_PATH descriptor (a regular file, the one to bind), -GP_EBADCONF when
  * the rule fails (said, naming the part), or -errno when a part cannot be opened (said).
  */
 int gp_trust_open_file(const char *root, const char *path, uid_t owner);

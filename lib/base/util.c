@@ -179,7 +179,7 @@ int gp_edit_file(const char *path, size_t max,
 		unlink(tmp);
 	if (r < 0 && r != -ESTALE)
 		gp_error("Failed to write \"%s\": %s; the old file is unchanged", path,
-			 strerror(-r));
+			 gp_strerror(-r));
 	return r < 0 ? r : 1;
 }
 
@@ -231,11 +231,11 @@ int gp_parse_uint(const char *s, unsigned int *out)
 	char *end;
 
 	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || v > UINT_MAX)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	*out = (unsigned int)v;
 	return 0;
 }
@@ -271,7 +271,7 @@ int gp_buf_printf(struct gp_buf *b, const char *fmt, ...)
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (b->len + (size_t)n + 1 > b->cap) {
 		size_t cap = (b->cap ? b->cap * 2 : 256) + (size_t)n;
 		char *d = realloc(b->data, cap);

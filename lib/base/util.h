@@ -115,7 +115,7 @@ bool gp_line_next(const char **pos, const char *end, const char **line, size_t *
 /* Trims ASCII blanks at both ends in place and returns s. */
 char *gp_strtrim(char *s);
 
-/* Parses a non-negative decimal int that fits in an unsigned int; -EINVAL otherwise. */
+/* Parses a non-negative decimal int that fits in an unsigned int; -GP_EBADCONF otherwise. */
 int gp_parse_uint(const char *s, unsigned int *out);
 
 /* True for names LXC and this tool accept for a container: no '/', no leading '.', short. */

@@ -48,8 +48,8 @@ bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name);
  * with the host's defaults) asks to inject against the host's files, and the driver
  * libraries its rootfs (a directory, or NULL where it is not one) carries itself.
  */
-struct gp_ctconf;
-void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
+struct gp_ini;
+void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ini *conf,
 		     const char *rootfs, struct gp_findings *f);
 
 /*
@@ -60,6 +60,6 @@ void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const str
  */
 struct gp_recipe;
 void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const struct gp_recipe *rec,
-		     const struct gp_ctconf *conf, struct gp_findings *f);
+		     const struct gp_ini *conf, struct gp_findings *f);
 
 #endif

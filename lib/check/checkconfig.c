@@ -10,7 +10,7 @@
 #include "check/check.h"
 #include "check/recipe.h"
 #include "config/applied.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "config/pveconf.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
@@ -47,7 +47,7 @@ static int check_parses(const char *path)
 	if (r < 0)
 		return r == -ENOENT ? r : gp_error_errno(r, "Failed to read \"%s\"", path);
 	if (gp_pveconf_parse(buf, len, &c) < 0)
-		return gp_error_at(-EINVAL, path,
+		return gp_error_at(-GP_EBADCONF, path,
 				   "line %u is not \"key: value\", a comment or a "
 				   "[section]: its checks are skipped",
 				   c.bad_line);
@@ -64,7 +64,7 @@ static bool is_gpu_hook(const struct gp_cfgline *l)
 	return strncmp(l->key, "lxc.hook.", 9) == 0 && strstr(l->value, "gpu-hook");
 }
 
-static void check_hooks(const struct gp_cfglines *c, const char *name, const struct gp_ctconf *conf,
+static void check_hooks(const struct gp_cfglines *c, const char *name, const struct gp_ini *conf,
 			struct gp_findings *f)
 {
 	struct gp_finding *x;
@@ -102,7 +102,7 @@ static bool rule_wanted(const struct gp_plan *plan, unsigned int major, unsigned
 
 /* The rules attach wrote (the .applied record) against today's plan of the same ini. */
 static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
-			      const struct gp_ctconf *conf, char *applied, struct gp_findings *f)
+			      const struct gp_ini *conf, char *applied, struct gp_findings *f)
 {
 	struct gp_log_capture quiet;
 	struct gp_plan plan;
@@ -220,7 +220,7 @@ static void check_pve_duplicates(const struct gp_cfglines *c, const char *name,
 }
 
 /* The container's ini: 0 read, -ENOENT none; one that is there and refused is a finding. */
-static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_ctconf *conf,
+static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_ini *conf,
 		    struct gp_findings *f)
 {
 	struct gp_log_capture why;
@@ -228,7 +228,7 @@ static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_
 	int r;
 
 	gp_log_capture_start(&why);
-	r = gp_ctconf_load(ctx->root, ctx->confdir, name, conf);
+	r = gp_ini_load(ctx->root, ctx->confdir, name, conf);
 	gp_log_capture_stop(&why);
 	if (r == 0 || r == -ENOENT || !(x = gp_findings_add(f, GP_FINDING_INI_INVALID)))
 		return r;
@@ -286,7 +286,7 @@ static int check_config(const struct gp_check_ctx *ctx, const char *name, const 
 			struct gp_findings *f)
 {
 	_cleanup_free_ char *applied = read_applied(ctx, name);
-	struct gp_ctconf conf, host;
+	struct gp_ini conf, host;
 	struct gp_recipe *rec = malloc(sizeof(*rec));
 	char proc[64];
 	bool attached;
@@ -308,9 +308,9 @@ static int check_config(const struct gp_check_ctx *ctx, const char *name, const 
 	check_pve_duplicates(rec->cfg, name, f);
 	gp_check_recipe(ctx, name, rec, attached ? &conf : NULL, f);
 	if (!attached)
-		gp_ctconf_init(&conf);
+		gp_ini_init(&conf);
 	if (gp_hostconf_load(ctx->confdir, &host) == 0) {
-		gp_ctconf_merge_host(&conf, &host);
+		gp_ini_merge_host(&conf, &host);
 		gp_check_driver(ctx, name, &conf,
 				rootfs_dir(ctx, name, rec->cfg, proc, sizeof(proc)), f);
 	}

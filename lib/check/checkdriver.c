@@ -13,13 +13,13 @@
 #include "base/util.h"
 #include "check/check.h"
 #include "check/rootfsread.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "host/userspace.h"
 #include "start/inject.h"
 
 /* What the start would refuse for lack of the host's files: one finding per capability. */
 static void check_capabilities(const struct gp_check_ctx *ctx, const char *name,
-			       const struct gp_ctconf *conf, struct gp_findings *f)
+			       const struct gp_ini *conf, struct gp_findings *f)
 {
 	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
 	struct gp_log_capture why;
@@ -89,7 +89,7 @@ static void check_host_versions(const struct gp_check_ctx *ctx, struct gp_findin
 
 /* The container's own driver libraries of another version, from its loader cache. */
 static void check_container_libraries(const struct gp_check_ctx *ctx, const char *name,
-				      const struct gp_ctconf *conf, const struct gp_userspace *u,
+				      const struct gp_ini *conf, const struct gp_userspace *u,
 				      struct gp_findings *f)
 {
 	const char *ours = GP_INJECT_LIBDIR "/";
@@ -173,7 +173,7 @@ static void libraries_unfollowed(const char *name, const char *rootfs, const str
 	       name);
 }
 
-void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ctconf *conf,
+void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ini *conf,
 		     const char *rootfs, struct gp_findings *f)
 {
 	_cleanup_free_ char *record = NULL;

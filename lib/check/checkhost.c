@@ -12,7 +12,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "check/check.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
 
@@ -140,7 +140,7 @@ static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
 	       "when nothing uses it) or reboot");
 }
 
-static void host_node_finding(const struct gp_check_ctx *ctx, const struct gp_node *n,
+static void host_node_finding(const struct gp_check_ctx *ctx, const struct gp_devnode *n,
 			      struct gp_findings *f)
 {
 	_cleanup_free_ char *rel = NULL, *path = NULL;
@@ -293,7 +293,7 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 static void check_hostconf(const struct gp_check_ctx *ctx, struct gp_findings *f)
 {
 	struct gp_log_capture why;
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	struct gp_finding *x;
 	int r;
 

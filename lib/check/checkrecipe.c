@@ -10,7 +10,7 @@
 #include "base/util.h"
 #include "check/check.h"
 #include "check/recipe.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
 
@@ -18,7 +18,7 @@ struct ctx {
 	const struct gp_check_ctx *check;
 	const char *name;
 	const struct gp_recipe *rec;
-	const struct gp_ctconf *conf;
+	const struct gp_ini *conf;
 	struct gp_findings *f;
 };
 
@@ -161,8 +161,8 @@ static bool rules_matter(const struct ctx *c)
 	return !(c->rec->cfg->pve && c->rec->unprivileged);
 }
 
-/* The host node a bind gives, as a gp_node (a directory: nvidia-caps' first cap). */
-static bool host_node(const struct ctx *c, const struct gp_recipe_line *l, struct gp_node *n)
+/* The host node a bind gives, as a gp_devnode (a directory: nvidia-caps' first cap). */
+static bool host_node(const struct ctx *c, const struct gp_recipe_line *l, struct gp_devnode *n)
 {
 	struct stat st;
 
@@ -184,7 +184,7 @@ static void check_rule_missing(const struct ctx *c, const struct gp_cg_rules *ru
 
 	for (size_t i = 0; i < c->rec->n && rules_matter(c); i++) {
 		const struct gp_recipe_line *l = &c->rec->v[i];
-		struct gp_node node = { 0 };
+		struct gp_devnode node = { 0 };
 
 		if (l->kind != GP_RECIPE_BIND || !l->node_exists || l->cfg->pending ||
 		    !host_node(c, l, &node) || gp_cg_rules_allow(rules, &node) ||
@@ -255,14 +255,14 @@ static void intended(const struct ctx *c, bool chosen[GP_MAX_GPUS])
 {
 	const struct gp_host *h = &c->check->hs.host;
 	struct gp_log_capture quiet;
-	struct gp_ctconf from_recipe;
+	struct gp_ini from_recipe;
 	struct gp_plan *plan = malloc(sizeof(*plan));
 
 	memset(chosen, 0, sizeof(bool) * GP_MAX_GPUS);
 	if (!plan)
 		return;
 	gp_log_capture_start(&quiet);
-	gp_ctconf_init(&from_recipe);
+	gp_ini_init(&from_recipe);
 	if (c->conf ||
 	    gp_recipe_selection(c->rec, h, from_recipe.devices, sizeof(from_recipe.devices)) == 0)
 		gp_plan_for_conf(c->check->root, h, c->conf ? c->conf : &from_recipe, GP_WHERE_NONE,
@@ -300,7 +300,7 @@ static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
 	    l->cfg->pending || strncmp(l->cfg->key, prefix, strlen(prefix)) != 0)
 		return;
 	for (size_t i = 0; i < h->ngpus; i++) {
-		struct gp_node node = { .major = GP_MAJOR_NVIDIA, .minor = h->gpus[i].minor };
+		struct gp_devnode node = { .major = GP_MAJOR_NVIDIA, .minor = h->gpus[i].minor };
 
 		if (chosen[i] || !rule_reaches(&l->rule, node.minor) ||
 		    !gp_cg_rules_allow(rules, &node))
@@ -386,7 +386,7 @@ static void check_lines(const struct ctx *c)
 }
 
 void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const struct gp_recipe *rec,
-		     const struct gp_ctconf *conf, struct gp_findings *f)
+		     const struct gp_ini *conf, struct gp_findings *f)
 {
 	struct ctx c = { ctx, name, rec, conf, f };
 	struct gp_cg_rules *rules = malloc(sizeof(*rules));

@@ -45,7 +45,7 @@ static bool any_of(const char *s, const char *const *list, size_t n, bool prefix
 /* A node gpu-hook can give, as a recipe names it: nvidia0, nvidiactl, nvidia-caps (dir). */
 static bool node_known(const char *node)
 {
-	return gp_node_name_is_valid(node) || strcmp(node, "nvidia-caps") == 0;
+	return gp_devnode_name_is_valid(node) || strcmp(node, "nvidia-caps") == 0;
 }
 
 /* "/dev/X" (or "<root>/dev/X" under a root prefix): X, else NULL. */
@@ -498,7 +498,7 @@ static int choose_visible(const struct gp_recipe *r, const struct gp_recipe_line
 			gp_error("%s: NVIDIA_VISIBLE_DEVICES names \"%s\", which is no GPU of "
 				 "this host: give --gpus",
 				 where, t);
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 		chosen[g] = true;
 	}
@@ -518,7 +518,7 @@ static int choose_node(const struct gp_recipe *r, const struct gp_recipe_line *l
 		gp_recipe_where(r, l, where, sizeof(where));
 		gp_error("%s gives /dev/%s, which no GPU of this host has today: give --gpus",
 			 where, l->node);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	chosen[g] = true;
 	return 0;

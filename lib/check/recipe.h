@@ -69,7 +69,7 @@ bool gp_recipe_gives_now(const struct gp_recipe_line *l);
 /*
  * The GPUs the recipe gave, as a --gpus selection ("all" or nvidia-smi indices "0,2"),
  * from its node binds and devN, or NVIDIA_VISIBLE_DEVICES. 0; -ENOENT when it names none;
- * -EINVAL when it names one the host lacks (said, with the line).
+ * -GP_EBADCONF when it names one the host lacks (said, with the line).
  */
 int gp_recipe_selection(const struct gp_recipe *r, const struct gp_host *host, char *out,
 			size_t size);

@@ -221,7 +221,7 @@ static void read_in_child(int rootfd, const char *version, int timeout_ms, struc
 	if (e < 0) {
 		r->status = e;
 		snprintf(r->why, sizeof(r->why), "the reader of the rootfs did not start: %s",
-			 strerror(-e));
+			 gp_strerror(-e));
 		return;
 	}
 	if (gp_child_wait(&c) < 0)
@@ -285,7 +285,7 @@ struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, i
 	r->status = open_root(rootfs, &rootfd, &table);
 	if (r->status < 0) {
 		snprintf(r->why, sizeof(r->why), "Failed to open \"%s\": %s", rootfs,
-			 strerror(-r->status));
+			 gp_strerror(-r->status));
 		return r;
 	}
 	r->status = check_mount(rootfd, table, r);

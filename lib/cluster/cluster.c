@@ -50,7 +50,7 @@ static void append(char *buf, size_t size, const char *fmt, ...)
 /* --- what a node publishes ------------------------------------------------------------- */
 
 void gp_node_inv_from_state(const char *node, const struct gp_host_state *s,
-			    const struct gp_ctconf *defaults, long now, struct gp_node_inv *inv)
+			    const struct gp_ini *defaults, long now, struct gp_node_inv *inv)
 {
 	const struct gp_host *h = &s->host;
 
@@ -170,7 +170,7 @@ static bool bad(struct reader *rd, const char *fmt, ...)
 		vsnprintf(rd->why, rd->size, fmt, ap);
 		va_end(ap);
 	}
-	rd->r = -EINVAL;
+	rd->r = -GP_EBADCONF;
 	return false;
 }
 
@@ -279,7 +279,7 @@ static void read_gpus(struct reader *rd, struct json_object *top, struct gp_node
 	inv->ngpus = n;
 }
 
-/* The node's defaults, read by ctconf's own table of words. */
+/* The node's defaults, read by the ini's own table of words. */
 static void read_policy(struct reader *rd, struct json_object *top, struct gp_node_inv *inv)
 {
 	static const char *const keys[][2] = { { "uvm", "disable_hmm" },
@@ -287,9 +287,9 @@ static void read_policy(struct reader *rd, struct json_object *top, struct gp_no
 					       { "driver", "inject" } };
 	struct gp_log_capture quiet;
 	struct json_object *o;
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 
-	gp_ctconf_init(&conf);
+	gp_ini_init(&conf);
 	if (member(rd, top, "policy", json_type_object, false, &o)) {
 		gp_log_capture_start(&quiet);
 		for (size_t i = 0; i < GP_ARRAY_SIZE(keys); i++) {
@@ -297,7 +297,7 @@ static void read_policy(struct reader *rd, struct json_object *top, struct gp_no
 
 			get_string(rd, o, keys[i][1], false, word, sizeof(word));
 			if (word[0] &&
-			    gp_ctconf_set(&conf, keys[i][0], keys[i][1], word, "policy") < 0)
+			    gp_ini_set(&conf, keys[i][0], keys[i][1], word, "policy") < 0)
 				bad(rd, "\"policy\".\"%s\" is \"%s\"", keys[i][1], word);
 		}
 		gp_log_capture_stop(&quiet);
@@ -428,7 +428,7 @@ int gp_cluster_publish(const char *root, const struct gp_node_inv *inv)
 		json_object_put(o);
 	}
 	if (r < 0)
-		gp_warn("Failed to publish this node's GPUs to \"%s\": %s%s", path, strerror(-r),
+		gp_warn("Failed to publish this node's GPUs to \"%s\": %s%s", path, gp_strerror(-r),
 			r == -EACCES || r == -EROFS
 			    ? " (the cluster filesystem takes writes only with quorum); the other "
 			      "nodes' check sees the last file until prepare runs again"
@@ -461,7 +461,8 @@ static void read_inventory(const char *root, struct gp_cluster_node *node)
 	node->status = path ? gp_read_file(path, GP_CLUSTER_FILE_MAX, &buf, NULL) : -ENOMEM;
 	if (node->status < 0) {
 		snprintf(node->why, sizeof(node->why), "\"%s\": %s", path ? path : node->name,
-			 node->status == -EFBIG ? "larger than 256 KiB" : strerror(-node->status));
+			 node->status == -EFBIG ? "larger than 256 KiB"
+						: gp_strerror(-node->status));
 		return;
 	}
 	node->inv = malloc(sizeof(*node->inv));
@@ -521,11 +522,11 @@ static int add_ct(struct gp_cluster *c, const char *root, const char *confdir, c
 	memcpy(ct->id, id, strnlen(id, sizeof(ct->id) - 1));
 	memcpy(ct->node, node, strnlen(node, sizeof(ct->node) - 1));
 	gp_log_capture_start(&said);
-	ct->ini_status = gp_ctconf_load(root, confdir, id, &ct->conf);
+	ct->ini_status = gp_ini_load(root, confdir, id, &ct->conf);
 	gp_log_capture_stop(&said);
 	if (ct->ini_status < 0)
 		snprintf(ct->ini_error, sizeof(ct->ini_error), "%s",
-			 said.len ? said.text : strerror(-ct->ini_status));
+			 said.len ? said.text : gp_strerror(-ct->ini_status));
 	return 0;
 }
 
@@ -632,7 +633,7 @@ static void describe_gpus(const struct gp_node_inv *node, char *buf, size_t size
 	}
 }
 
-/* The GPU one explicit token names on node: its position; -ENOENT none; -EINVAL no token. */
+/* The GPU one explicit token names on node: its position; -ENOENT none; -GP_EBADCONF no token. */
 static int find_explicit(const char *tok, const struct gp_node_inv *node)
 {
 	unsigned int idx;
@@ -647,7 +648,7 @@ static int find_explicit(const char *tok, const struct gp_node_inv *node)
 		return -ENOENT;
 	}
 	if (!looks_like_pci(tok))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(pci, sizeof(pci), "%s%s", strlen(tok) == 7 ? "0000:" : "", tok);
 	for (size_t i = 0; i < node->ngpus; i++)
 		if (strcasecmp(node->gpus[i].pci, pci) == 0)
@@ -669,7 +670,7 @@ static void explain_missing(const char *tok, const struct gp_node_inv *node, cha
 		append(why, size, "%s has no GPU at PCI address %s", node->node, tok);
 }
 
-/* The explicit tokens (all, indexes, UUIDs, PCI addresses): 0, 1 refused, -EINVAL unknown. */
+/* The explicit tokens (all, indexes, UUIDs, PCI addresses): 0, 1 refused, -GP_EBADCONF unknown. */
 static int judge_explicit(char **tok, size_t ntok, const struct gp_node_inv *node, char *why,
 			  size_t size)
 {
@@ -684,9 +685,9 @@ static int judge_explicit(char **tok, size_t ntok, const struct gp_node_inv *nod
 			continue;
 		}
 		i = find_explicit(tok[t], node);
-		if (i == -EINVAL) {
+		if (i == -GP_EBADCONF) {
 			append(why, size, "\"%s\" is no selector this check knows", tok[t]);
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 		if (i < 0) {
 			explain_missing(tok[t], node, why, size);
@@ -718,7 +719,7 @@ static int judge_portable(const char *devices, const struct gp_node_inv *node, c
 	gp_log_capture_stop(&said);
 	if (r < 0) {
 		append(why, size, "%s", said.len ? said.text : "not a portable selection");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	for (size_t i = 0; i < node->ngpus; i++)
 		n += gp_portable_matches(&p, &node->gpus[i]);
@@ -750,7 +751,7 @@ int gp_selection_judge(const char *devices, const struct gp_node_inv *node, char
 			tok[ntok++] = t;
 	if (ntok == 0) {
 		append(why, size, "it selects no GPU");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	return judge_explicit(tok, ntok, node, why, size);
 }
@@ -915,11 +916,11 @@ static int rrd_fields(const char *data, size_t len, long now, char *state, size_
 		field[n++] = f;
 	if (n < 5 || !*field[2] || strlen(field[2]) >= size || strlen(field[2]) > 15 ||
 	    field[2][strspn(field[2], "abcdefghijklmnopqrstuvwxyz")] != '\0')
-		return -EINVAL;
+		return -GP_EBADCONF;
 	errno = 0;
 	ctime = strtoull(field[4], &end, 10);
 	if (errno || *end || end == field[4])
-		return -EINVAL;
+		return -GP_EBADCONF;
 	for (size_t i = 0; field[2][i]; i++)
 		state[i] = (char)toupper((unsigned char)field[2][i]);
 	state[strlen(field[2])] = '\0';

@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "base/paths.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "diagnose/findings.h"
 #include "host/host.h"
 
@@ -54,14 +54,14 @@ struct gp_node_inv {
 
 /* Fills inv from this node's host state, its defaults (gpu-provision.conf) and now. */
 void gp_node_inv_from_state(const char *node, const struct gp_host_state *s,
-			    const struct gp_ctconf *defaults, long now, struct gp_node_inv *inv);
+			    const struct gp_ini *defaults, long now, struct gp_node_inv *inv);
 
 /* inv as JSON (the layout README's "Proxmox VE clusters" shows); caller owns it. */
 struct json_object *gp_node_inv_json(const struct gp_node_inv *inv);
 
 /*
  * Parses a node's file held in buf (NUL-terminated) for the node named node (its file's
- * name): 0, or -EINVAL with why (path and the field) in why.
+ * name): 0, or -GP_EBADCONF with why (path and the field) in why.
  */
 int gp_node_inv_parse(const char *buf, const char *node, struct gp_node_inv *inv, char *why,
 		      size_t size);
@@ -77,15 +77,15 @@ int gp_cluster_publish(const char *root, const struct gp_node_inv *inv);
 struct gp_cluster_ct {
 	char id[16];
 	char node[GP_NODE_NAME_MAX]; /* whose nodes/<node>/lxc holds its config */
-	int ini_status;		     /* gp_ctconf_load's: 0, or -errno */
+	int ini_status;		     /* gp_ini_load's: 0, or -errno */
 	char ini_error[768];	     /* what the load said when it failed */
-	struct gp_ctconf conf;	     /* its ini as written, not merged with any defaults */
+	struct gp_ini conf;	     /* its ini as written, not merged with any defaults */
 };
 
 /* One node of the cluster: a directory of /etc/pve/nodes, and what it published. */
 struct gp_cluster_node {
 	char name[GP_NODE_NAME_MAX];
-	int status;    /* 0 published; -ENOENT none; -EINVAL or another -errno: unreadable */
+	int status;    /* 0 published; -ENOENT none; -GP_EBADCONF or another -errno: unreadable */
 	char why[384]; /* why it could not be read */
 	struct gp_node_inv *inv; /* NULL unless status is 0 */
 };
@@ -130,7 +130,7 @@ struct gp_start_verdict {
 /*
  * The selection (an ini's devices: all, indexes, UUIDs, PCI addresses, comma-separated;
  * or any:N or model:TEXT:N alone, as lib/plan/alloc.c parses them) against a node's GPUs: 0 it
- * fits; 1 it does not and why says each reason ("; "-joined); -EINVAL for a selection
+ * fits; 1 it does not and why says each reason ("; "-joined); -GP_EBADCONF for a selection
  * this judgement does not know (why says).
  */
 int gp_selection_judge(const char *devices, const struct gp_node_inv *node, char *why, size_t size);
@@ -149,7 +149,7 @@ int gp_version_cmp(const char *a, const char *b);
 /*
  * A guest's state in Proxmox's /etc/pve/.rrd (buf, len bytes): pvestatd's status field,
  * upper-cased ("RUNNING", "STOPPED"). 0; -ENOENT when the file has no line for id;
- * -ESTALE when its line is older than GP_RRD_STALE_S at now; -EINVAL for a bad line.
+ * -ESTALE when its line is older than GP_RRD_STALE_S at now; -GP_EBADCONF for a bad line.
  */
 int gp_rrd_state(const char *buf, size_t len, const char *id, long now, char *state, size_t size);
 

@@ -5,7 +5,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "config/applied.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 
 int gp_applied_read(const char *root, const char *confdir, const char *name, char **text)
 {
@@ -14,8 +14,8 @@ int gp_applied_read(const char *root, const char *confdir, const char *name, cha
 
 	if (!path)
 		return -ENOMEM;
-	r = gp_ctconf_read_owned(path, GP_APPLIED_MAX_SIZE, text);
-	return r == -EPERM || r == -EFBIG ? -EINVAL : r; /* for the admin to fix, as an ini */
+	r = gp_ini_read_owned(path, GP_APPLIED_MAX_SIZE, text);
+	return r == -EFBIG ? -GP_EBADCONF : r; /* for the admin to fix, as an ini */
 }
 
 char *gp_applied_peek(const char *root, const char *confdir, const char *name)
@@ -39,5 +39,5 @@ int gp_applied_write(const char *root, const char *confdir, const char *name, co
 	r = gp_mkdir_parents(path);
 	if (r == 0)
 		r = gp_write_file_atomic(path, text, len, gp_container_file_mode(root), GP_DURABLE);
-	return r < 0 ? gp_ctconf_write_failed(root, path, r) : 0;
+	return r < 0 ? gp_ini_write_failed(root, path, r) : 0;
 }

@@ -14,7 +14,7 @@
 
 /*
  * Reads it into *text (malloc'd, NUL-ended): 0; -ENOENT when there is none, said by no
- * one; -EINVAL for a file to fix (its owner, mode or size), said; another -errno, said.
+ * one; -GP_EBADCONF for a file to fix (its owner, mode or size), said; another -errno, said.
  */
 int gp_applied_read(const char *root, const char *confdir, const char *name, char **text);
 

@@ -68,19 +68,19 @@ static int check_line(const char *line, size_t n, size_t off, void *u)
 
 	s->lineno++;
 	if (n > LINE_MAX_LEN || memchr(line, '\0', n))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (n == 0 || line[0] == '#')
 		return 0;
 	if (line[0] == '[') {
 		if (n < 3 || line[n - 1] != ']')
-			return -EINVAL;
+			return -GP_EBADCONF;
 		if (!s->found_section) {
 			s->found_section = true;
 			s->c->current_end = off;
 		}
 		return 0;
 	}
-	return key_length(line, n, &(size_t){ 0 }) ? 0 : -EINVAL;
+	return key_length(line, n, &(size_t){ 0 }) ? 0 : -GP_EBADCONF;
 }
 
 int gp_pveconf_parse(const char *buf, size_t len, struct gp_pveconf *c)
@@ -275,7 +275,7 @@ static char *edit_pve(const char *old, size_t len, void *u, bool *changed)
 		gp_error("line %u is not \"key: value\", a comment or a [section]: not editing "
 			 "this file",
 			 c.bad_line);
-		errno = EINVAL;
+		errno = GP_EBADCONF;
 		return NULL;
 	}
 	r = gp_pveconf_check_unlocked(&c, le->id);

@@ -16,7 +16,7 @@ struct gp_pveconf {
 	const char *text;
 	size_t len;
 	size_t current_end;    /* offset of the first "[section]" line, or len */
-	unsigned int bad_line; /* set by parse on -EINVAL */
+	unsigned int bad_line; /* set by parse on -GP_EBADCONF */
 };
 
 /*
@@ -26,7 +26,8 @@ struct gp_pveconf {
 bool gp_pveconf_split(const char *line, size_t n, char *key, size_t ksize, char *value,
 		      size_t vsize);
 
-/* Checks every line (blank, "#..." comment, "[name]", "key: value"); -EINVAL names the line. */
+/* Checks every line (blank, "#..." comment, "[name]", "key: value"); -GP_EBADCONF names the line.
+ */
 int gp_pveconf_parse(const char *buf, size_t len, struct gp_pveconf *c);
 
 /* The value of key in the current section (copied into out), or -ENOENT. */

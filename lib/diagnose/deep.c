@@ -31,7 +31,7 @@ int gp_deep_cap_parse(const char *s, enum gp_deep_cap *out)
 			*out = (enum gp_deep_cap)c;
 			return 0;
 		}
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 const char *gp_deep_status_name(enum gp_deep_status s)
@@ -46,7 +46,7 @@ int gp_deep_status_parse(const char *s, enum gp_deep_status *out)
 			*out = (enum gp_deep_status)i;
 			return 0;
 		}
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 static bool is_codec_step(const char *step)

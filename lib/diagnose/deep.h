@@ -44,13 +44,13 @@ struct gp_deep {
 /* "compute", "nvml", "nvdec-h264", ..., "vulkan". */
 const char *gp_deep_cap_name(enum gp_deep_cap c);
 
-/* Parses a capability's name; -EINVAL for none of them. */
+/* Parses a capability's name; -GP_EBADCONF for none of them. */
 int gp_deep_cap_parse(const char *s, enum gp_deep_cap *out);
 
 /* "ok", "absent", "unsupported", "failed". */
 const char *gp_deep_status_name(enum gp_deep_status s);
 
-/* Parses a status name; -EINVAL for none of them. */
+/* Parses a status name; -GP_EBADCONF for none of them. */
 int gp_deep_status_parse(const char *s, enum gp_deep_status *out);
 
 /*

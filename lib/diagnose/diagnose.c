@@ -30,7 +30,7 @@ bool gp_diagnose_needs_hmm(const struct gp_probe_result *r)
 
 /* A node that is there and today's, but that the probe could not open: why, by its errno. */
 static void open_finding(struct gp_findings *f, const struct gp_expect *e,
-			 const struct gp_node *want, const struct gp_probe_node *n)
+			 const struct gp_devnode *want, const struct gp_probe_node *n)
 {
 	struct gp_finding *x;
 
@@ -73,7 +73,7 @@ static void open_finding(struct gp_findings *f, const struct gp_expect *e,
 }
 
 static void container_node_finding(struct gp_findings *f, const struct gp_expect *e,
-				   const struct gp_node *want, const struct gp_probe_node *n)
+				   const struct gp_devnode *want, const struct gp_probe_node *n)
 {
 	struct gp_finding *x;
 
@@ -272,7 +272,7 @@ static void cuinit_999(struct gp_findings *f, const struct gp_expect *e,
 	GP_SET(x->evidence, "/dev/nvidia-uvm inside: %s",
 	       !uvm || !uvm->exists	  ? "missing"
 	       : uvm->open_errno == EPERM ? "open = EPERM (device cgroup)"
-	       : uvm->open_errno	  ? strerror(uvm->open_errno)
+	       : uvm->open_errno	  ? gp_strerror(uvm->open_errno)
 					  : "opens");
 	if (!uvm || !uvm->exists)
 		GP_SET(x->fix,

@@ -30,7 +30,7 @@ static int check_finding(struct json_object *o, size_t i, char *why, size_t size
 
 	if (!json_object_is_type(o, json_type_object)) {
 		snprintf(why, size, "findings[%zu] is not an object", i);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	id = string_of(o, "id");
 	if (!id || gp_finding_id_parse(id, &kind) < 0) {
@@ -39,7 +39,7 @@ static int check_finding(struct json_object *o, size_t i, char *why, size_t size
 		gp_escape(esc, sizeof(esc), id ? id : "", id ? strlen(id) : 0, false);
 		snprintf(why, size, "findings[%zu] has %s id \"%s\"", i,
 			 id ? "an unknown" : "no string", esc);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	for (size_t k = 0; k < GP_ARRAY_SIZE(text_fields); k++) {
 		struct json_object *v;
@@ -47,7 +47,7 @@ static int check_finding(struct json_object *o, size_t i, char *why, size_t size
 		if (json_object_object_get_ex(o, text_fields[k], &v) &&
 		    !json_object_is_type(v, json_type_string)) {
 			snprintf(why, size, "findings[%zu].%s is not a string", i, text_fields[k]);
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 	}
 	return 0;
@@ -90,7 +90,7 @@ static int check_cap(struct json_object *o, size_t i, struct gp_probe_cap_row *r
 			 "capabilities[%zu] is not an object with a GPU UUID, a known capability "
 			 "and status",
 			 i);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	snprintf(row->gpu, sizeof(row->gpu), "%s", gpu);
 	row->injected = json_object_object_get_ex(o, "injected", &v) &&
@@ -123,7 +123,7 @@ static int check_caps(struct json_object *o, struct gp_probe_caps *caps, char *w
 	    (n = json_object_array_length(v)) > GP_PROBE_MAX_DEVICES * GP_DEEP_COUNT) {
 		snprintf(why, size, "\"capabilities\" is not an array of at most %d",
 			 GP_PROBE_MAX_DEVICES * GP_DEEP_COUNT);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	caps->v = n ? calloc(n, sizeof(*caps->v)) : NULL;
 	if (n && !caps->v) {
@@ -136,7 +136,7 @@ static int check_caps(struct json_object *o, struct gp_probe_caps *caps, char *w
 		    repeats(caps, why, size)) {
 			free(steal_ptr(caps->v));
 			caps->n = 0;
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 	return 0;
 }
@@ -151,16 +151,16 @@ static int check_report(struct json_object *o, char *why, size_t size)
 		known |= strcmp(status, statuses[i]) == 0;
 	if (!known) {
 		snprintf(why, size, "\"status\" is not one of ok, failed, timeout");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (!json_object_object_get_ex(o, "findings", &v) ||
 	    !json_object_is_type(v, json_type_array)) {
 		snprintf(why, size, "\"findings\" is not an array");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	for (size_t i = 0; i < json_object_array_length(v); i++)
 		if (check_finding(json_object_array_get_idx(v, i), i, why, size) < 0)
-			return -EINVAL;
+			return -GP_EBADCONF;
 	return 0;
 }
 
@@ -213,11 +213,11 @@ int gp_probe_json_take(const char *text, size_t len, char *status, size_t status
 	struct gp_probe_caps none = { NULL, 0 };
 
 	if (!o)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (check_report(o, why, why_size) < 0 ||
 	    check_caps(o, caps ? caps : &none, why, why_size) < 0) {
 		json_object_put(o);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	snprintf(status, status_size, "%s", string_of(o, "status"));
 	json_object_object_get_ex(o, "findings", &v);

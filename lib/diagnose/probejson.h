@@ -27,7 +27,7 @@ struct gp_probe_caps {
  * into status ("ok", "failed" or "timeout"), its findings into f and, when caps is not
  * NULL, its capabilities' verdicts into caps (none without --deep; free caps->v). Every value is
  * checked for its type and range before it is used, since the report passed through a
- * process that ran container code. Returns 0, or -EINVAL with why said in why (no
+ * process that ran container code. Returns 0, or -GP_EBADCONF with why said in why (no
  * finding is taken from a report that fails a check).
  */
 int gp_probe_json_take(const char *text, size_t len, char *status, size_t status_size,

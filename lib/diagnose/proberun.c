@@ -43,9 +43,9 @@ static int parse_node(const char *line, struct gp_probe_result *r)
 	if (r->nnodes == GP_PLAN_MAX_NODES ||
 	    sscanf(line, GP_PROBE_NODE " %63s %d %d %u %u %d%n", name, &exists, &chr, &n->major,
 		   &n->minor, &n->open_errno, &used) != 6 ||
-	    line[used] || !gp_node_name_is_valid(name) || (exists | chr) > 1 || exists < 0 ||
+	    line[used] || !gp_devnode_name_is_valid(name) || (exists | chr) > 1 || exists < 0 ||
 	    chr < 0 || n->open_errno < 0 || n->open_errno > 4095)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->exists = exists;
 	n->is_chr = chr;
@@ -60,12 +60,12 @@ static int parse_libcuda(const char *line, struct gp_probe_result *r)
 
 	if (sscanf(line, GP_PROBE_LIBCUDA " %d %255s %63s%n", &found, path, suffix, &used) != 3 ||
 	    line[used] || (found != 0 && found != 1))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	r->libcuda_seen = true;
 	r->libcuda_found = found;
 	if (!copy_word(r->libcuda_path, sizeof(r->libcuda_path), path) ||
 	    !copy_word(r->libcuda_suffix, sizeof(r->libcuda_suffix), suffix))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	return 0;
 }
 
@@ -76,7 +76,7 @@ static int parse_cuinit(const char *line, struct gp_probe_result *r)
 
 	if (sscanf(line, GP_PROBE_CUINIT " %d %63s%n", &r->cuinit_code, name, &used) != 2 ||
 	    line[used] || !copy_word(r->cuinit_name, sizeof(r->cuinit_name), name))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	r->cuinit_done = true;
 	return 0;
 }
@@ -91,11 +91,11 @@ static int parse_device(const char *line, struct gp_probe_result *r)
 	    line[used] || d.ordinal < 0 || d.ordinal >= GP_PROBE_MAX_DEVICES ||
 	    d.ordinal >= r->ndevices || !copy_word(d.pci, sizeof(d.pci), pci) ||
 	    !copy_word(d.uuid, sizeof(d.uuid), uuid) || strncmp(d.uuid, "GPU-", 4) != 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	/* A UUID is one GPU's: two devices with one would be one GPU counted twice. */
 	for (int i = 0; i < r->ndevices && i < GP_PROBE_MAX_DEVICES; i++)
 		if (i != d.ordinal && strcasecmp(r->devices[i].uuid, d.uuid) == 0)
-			return -EINVAL;
+			return -GP_EBADCONF;
 	r->devices[d.ordinal] = d;
 	return 0;
 }
@@ -120,14 +120,14 @@ static int parse_ordinal(const char *word, const struct gp_probe_result *r, int 
 		return 0;
 	}
 	if (gp_parse_uint(word, &v) < 0 || r->ndevices < 0 || v >= (unsigned int)r->ndevices)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	*out = (int)v;
 	return 0;
 }
 
 /*
  * Splits a copy of line (into buf) at single blanks: exactly n words, none empty, or
- * -EINVAL. Strictly by words, not by sscanf's widths: a word longer than its field would
+ * -GP_EBADCONF. Strictly by words, not by sscanf's widths: a word longer than its field would
  * otherwise be cut in two, and its rest read as the next field.
  */
 static int split_words(const char *line, char *buf, size_t size, char **w, int n)
@@ -135,18 +135,18 @@ static int split_words(const char *line, char *buf, size_t size, char **w, int n
 	char *p = buf;
 
 	if (snprintf(buf, size, "%s", line) >= (int)size)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	for (int i = 0; i < n; i++) {
 		w[i] = p;
 		p = strchr(p, ' ');
 		if (i < n - 1 && !p)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		if (p)
 			*p++ = '\0';
 		if (!w[i][0])
-			return -EINVAL;
+			return -GP_EBADCONF;
 	}
-	return p ? -EINVAL : 0; /* a word more */
+	return p ? -GP_EBADCONF : 0; /* a word more */
 }
 
 /* A whole word that is a decimal int: digits, an optional leading minus, in range. */
@@ -157,11 +157,11 @@ static int parse_int(const char *word, int *out)
 
 	if (!((word[0] >= '0' && word[0] <= '9') ||
 	      (word[0] == '-' && word[1] >= '0' && word[1] <= '9')))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	errno = 0;
 	v = strtol(word, &end, 10);
 	if (errno || *end || v < INT_MIN || v > INT_MAX)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	*out = (int)v;
 	return 0;
 }
@@ -172,11 +172,11 @@ static int parse_ms(const char *word, double *out)
 	char *end;
 
 	if (word[0] < '0' || word[0] > '9' || word[strspn(word, "0123456789.")])
-		return -EINVAL;
+		return -GP_EBADCONF;
 	errno = 0;
 	*out = strtod(word, &end);
 	if (errno || *end || !(*out >= 0 && *out < 1e9))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	return 0;
 }
 
@@ -193,7 +193,7 @@ static int parse_deep(const char *line, struct gp_probe_result *r)
 	    !copy_word(s->step, sizeof(s->step), w[3]) ||
 	    !copy_word(s->name, sizeof(s->name), w[5]) ||
 	    !copy_word(s->detail, sizeof(s->detail), w[7]))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	r->nsteps++;
 	return 0;
 }
@@ -210,7 +210,7 @@ static int parse_stage(const char *line, struct gp_probe_result *r)
 	}
 	if (split_words(line, buf, sizeof(buf), w, 3) < 0 || !is_capability(w[1]) ||
 	    parse_ordinal(w[2], r, &device) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(r->stage_cap, sizeof(r->stage_cap), "%s", w[1]);
 	r->stage_device = device;
 	return 0;
@@ -223,7 +223,7 @@ static int parse_scalar(const char *line, const char *key, int lo, int hi, int *
 
 	if (sscanf(line + strlen(key), " %d%n", &v, &used) != 1 || line[strlen(key) + used] ||
 	    v < lo || v > hi)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	*out = v;
 	return 0;
 }
@@ -262,8 +262,8 @@ static int parse_line(const char *line, struct gp_probe_result *r)
 	if (is_line(line, GP_PROBE_STAGE))
 		return parse_stage(line, r);
 	if (sscanf(line, GP_PROBE_GLIBC " %31s%n", glibc, &v) == 1 && !line[v])
-		return copy_word(r->glibc, sizeof(r->glibc), glibc) ? 0 : -EINVAL;
-	return -EINVAL;
+		return copy_word(r->glibc, sizeof(r->glibc), glibc) ? 0 : -GP_EBADCONF;
+	return -GP_EBADCONF;
 }
 
 /* Keeps the first line the parser refused, escaped: it came from the container. */
@@ -271,7 +271,7 @@ static int refuse(struct gp_probe_result *r, unsigned int lineno, const char *li
 {
 	r->bad_lineno = lineno;
 	gp_escape(r->bad_line, sizeof(r->bad_line), line, len, false);
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 int gp_probe_parse(const char *buf, struct gp_probe_result *r)

@@ -76,7 +76,7 @@ struct gp_probe_result {
 };
 
 /*
- * Parses gpu-probe's output strictly: -EINVAL at the first line it does not expect,
+ * Parses gpu-probe's output strictly: -GP_EBADCONF at the first line it does not expect,
  * which is kept escaped in r->bad_line.
  */
 int gp_probe_parse(const char *buf, struct gp_probe_result *r);

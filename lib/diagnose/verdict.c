@@ -67,12 +67,12 @@ int gp_verdict_load(const char *root, const char *name, struct gp_verdict *v)
 		return -ENOENT;
 	if (sscanf(buf, "%15s %ld\n%n", word, &v->when, &used) != 2 ||
 	    (strcmp(word, "ok") && strcmp(word, "failed") && strcmp(word, "timeout")))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(v->status, sizeof(v->status), "%s", word);
 	if (buf[used] == '\0')
 		return 0;
 	if (sscanf(buf + used, "deep %255s", deep) != 1 || !deep_summary_is_valid(deep))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(v->deep, sizeof(v->deep), "%s", deep);
 	return 0;
 }

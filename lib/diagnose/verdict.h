@@ -16,7 +16,7 @@ struct gp_verdict {
 	char deep[256]; /* "" when the last probe was not --deep */
 };
 
-/* Reads it back, checked word by word: -ENOENT for none, -EINVAL for a bad one. */
+/* Reads it back, checked word by word: -ENOENT for none, -GP_EBADCONF for a bad one. */
 int gp_verdict_load(const char *root, const char *name, struct gp_verdict *v);
 
 #endif

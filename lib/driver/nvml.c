@@ -66,17 +66,17 @@ int gp_nvml_parse(const char *buf, struct gp_nvml *out)
 
 	out->n = 0;
 	if (strncmp(p, "modes", 5) != 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	for (p += 5; *p == ' ';) {
 		int v, used = 0;
 
 		if (sscanf(p, " %d%n", &v, &used) != 1 || v < 0 || v > 99 ||
 		    out->n == GP_NVML_MAX_GPUS)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		out->modes[out->n++] = v;
 		p += used;
 	}
-	return strcmp(p, "\n") == 0 ? 0 : -EINVAL;
+	return strcmp(p, "\n") == 0 ? 0 : -GP_EBADCONF;
 }
 
 static int nvml_child(void *unused)

@@ -47,7 +47,7 @@ int gp_uvm_apply(const char *root, struct kmod_ctx *ctx, const struct gp_uvm_pla
 	bool loaded_uvm = false;
 
 	if (gp_uvm_check_conflict(plan) < 0)
-		return -EPERM;
+		return -GP_EREFUSED;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct gp_mod_action *a = &plan->act[i];
 

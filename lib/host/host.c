@@ -27,14 +27,14 @@ static int read_optional(const char *root, const char *rel, char **buf)
 	if (r == -ENOENT || r == -ENOTDIR)
 		*buf = NULL;
 	else if (r < 0)
-		gp_error("Failed to read \"%s%s\": %s", root ? root : "", rel, strerror(-r));
+		gp_error("Failed to read \"%s%s\": %s", root ? root : "", rel, gp_strerror(-r));
 	return r == -ENOENT || r == -ENOTDIR ? 0 : r;
 }
 
 static int parse_failed(const char *root, const char *rel)
 {
 	gp_error("Failed to parse \"%s%s\": unexpected format", root ? root : "", rel);
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 static int read_driver(const char *root, struct gp_host *h)

@@ -35,13 +35,13 @@ static int new_table_start(const char *buf, size_t len, size_t *start)
 	if (len >= sizeof(NEW_MAGIC) - 1 && memcmp(buf, NEW_MAGIC, sizeof(NEW_MAGIC) - 1) == 0)
 		return 0;
 	if (len < OLD_HEADER || memcmp(buf, OLD_MAGIC, sizeof(OLD_MAGIC) - 1) != 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	nlibs = u32(buf + 12);
 	if (nlibs > GP_LDCACHE_MAX_ENTRIES)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	end = OLD_HEADER + nlibs * OLD_ENTRY;
 	*start = (end + 7) & ~(size_t)7; /* aligned for the new table's 64-bit fields */
-	return *start < len ? 0 : -EINVAL;
+	return *start < len ? 0 : -GP_EBADCONF;
 }
 
 /* A string at offset off of the new table: it must end inside the buffer. */
@@ -72,17 +72,17 @@ int gp_ldcache_parse(const char *buf, size_t len, struct gp_ldcache *cache)
 
 	memset(cache, 0, sizeof(*cache));
 	if (len > GP_LDCACHE_MAX_SIZE || new_table_start(buf, len, &start) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	t = buf + start;
 	size = len - start;
 	if (size < NEW_HEADER || memcmp(t, NEW_MAGIC, sizeof(NEW_MAGIC) - 1) != 0 ||
 	    memcmp(t + sizeof(NEW_MAGIC) - 1, NEW_VERSION, sizeof(NEW_VERSION) - 1) != 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	nlibs = u32(t + 20);
 	if (nlibs > GP_LDCACHE_MAX_ENTRIES)
 		return -E2BIG;
 	if (nlibs > (size - NEW_HEADER) / NEW_ENTRY)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	cache->v = calloc(nlibs ? nlibs : 1, sizeof(*cache->v));
 	if (!cache->v)
 		return -ENOMEM;
@@ -93,13 +93,13 @@ int gp_ldcache_parse(const char *buf, size_t len, struct gp_ldcache *cache)
 
 		if (!key || !value) {
 			gp_ldcache_free(cache);
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 		if (u32(e) != FLAG_X8664_64)
 			continue;
 		if (!is_soname(key) || !is_path(value)) {
 			gp_ldcache_free(cache);
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 		/* A name no terminal may see as it is names no driver file: passed over. */
 		if (!gp_str_is_printable(key) || !gp_str_is_printable(value))

@@ -31,7 +31,7 @@ struct gp_ldcache {
  * entries). Every offset is checked against the buffer, every string must end inside it
  * and be a name or an absolute path; an entry with a byte that is not printable ASCII (a
  * blank, a control character, UTF-8) is passed over, so no kept string needs escaping.
- * 0, -EINVAL (not this format, or damaged), -E2BIG (more than GP_LDCACHE_MAX_ENTRIES),
+ * 0, -GP_EBADCONF (not this format, or damaged), -E2BIG (more than GP_LDCACHE_MAX_ENTRIES),
  * -ENOMEM.
  */
 int gp_ldcache_parse(const char *buf, size_t len, struct gp_ldcache *cache);

@@ -122,11 +122,11 @@ static int run_ldconfig(void *arg)
 
 	snprintf(dir, sizeof(dir), "%s", job->dir);
 	if (enter_rootfs(job->rootfd) < 0) {
-		fprintf(stderr, "cannot enter the rootfs: %s\n", strerror(errno));
+		fprintf(stderr, "cannot enter the rootfs: %s\n", gp_strerror(errno));
 		return 126;
 	}
 	if (unshare(CLONE_NEWNET | CLONE_NEWIPC) < 0) {
-		fprintf(stderr, "cannot leave the network: %s\n", strerror(errno));
+		fprintf(stderr, "cannot leave the network: %s\n", gp_strerror(errno));
 		return 126;
 	}
 	limit(RLIMIT_AS, 1u << 30);
@@ -135,11 +135,11 @@ static int run_ldconfig(void *arg)
 	limit(RLIMIT_NOFILE, 64);
 	limit(RLIMIT_CORE, 0);
 	if (drop_privileges() < 0) {
-		fprintf(stderr, "cannot drop privileges: %s\n", strerror(errno));
+		fprintf(stderr, "cannot drop privileges: %s\n", gp_strerror(errno));
 		return 126;
 	}
 	syscall(SYS_execveat, job->exe, "", argv, envp, AT_EMPTY_PATH);
-	fprintf(stderr, "cannot run the host's ldconfig: %s\n", strerror(errno));
+	fprintf(stderr, "cannot run the host's ldconfig: %s\n", gp_strerror(errno));
 	return 127;
 }
 
@@ -157,7 +157,7 @@ int gp_ldconfig_find(struct gp_ldconfig *l)
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", l->path);
 	if (!elf_is_static(fd))
-		return gp_error_errno(-EINVAL,
+		return gp_error_errno(-GP_EBADCONF,
 				      "the host's %s is not a static program: it would run on the "
 				      "container's loader; set \"inject = no\" under [driver]",
 				      l->path);
@@ -199,7 +199,8 @@ int gp_ldconfig_run(const struct gp_ldconfig *l, int rootfd, const char *rootfs,
 	if (exe < 0)
 		return exe;
 	if (!elf_is_static(exe))
-		return gp_error_errno(-EINVAL, "\"%s\" is no longer a static program", l->path);
+		return gp_error_errno(-GP_EBADCONF, "\"%s\" is no longer a static program",
+				      l->path);
 	r = gp_child_start(&c, &o, run_ldconfig, &job);
 	if (r < 0)
 		return gp_error_errno(r, "Failed to start the host's ldconfig");

@@ -23,7 +23,7 @@ int gp_parse_proc_modules(const char *buf, const char *name, struct gp_module *m
 		if (strncmp(p, name, n) != 0 || p[n] != ' ')
 			continue;
 		if (sscanf(p + n, " %lu %15s %255s %15s", &size, refcnt, used, state) != 4)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		mod->loaded = strcmp(state, "Live") == 0;
 		mod->refcnt = strcmp(refcnt, "-") == 0 ? -1 : atoi(refcnt);
 		if (strcmp(used, "-") != 0) {
@@ -51,7 +51,7 @@ static int read_tree(const char *root, struct gp_modules *m)
 	    gp_parse_proc_modules(buf, "nvidia_uvm", &m->uvm) < 0 ||
 	    gp_parse_proc_modules(buf, "nvidia_modeset", &m->modeset) < 0) {
 		gp_error("Failed to parse \"%s/proc/modules\"", root);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	return 0;
 }

@@ -29,7 +29,7 @@ int gp_parse_version(const char *buf, char *version, size_t size, enum gp_flavor
 	const char *end, *p;
 
 	if (!line)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	end = strchr(line, '\n');
 	if (!end)
 		end = line + strlen(line);
@@ -51,7 +51,7 @@ int gp_parse_version(const char *buf, char *version, size_t size, enum gp_flavor
 		}
 		p += n;
 	}
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 /*
@@ -100,7 +100,7 @@ static int param_field(const char *k, const char *v, void *u)
 	if (!dst)
 		return 0;
 	if (gp_parse_uint(v, dst) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	pr->found = true;
 	return 0;
 }
@@ -131,7 +131,7 @@ static int info_field(const char *k, const char *v, void *u)
 			*c = (char)tolower((unsigned char)*c);
 	} else if (strcmp(k, "Device Minor") == 0) {
 		if (gp_parse_uint(v, &g->minor) < 0 || g->minor >= GP_MINOR_MODESET)
-			return -EINVAL;
+			return -GP_EBADCONF;
 	} else if (strcmp(k, "GPU Firmware") == 0)
 		copy_field(g->firmware, sizeof(g->firmware), v);
 	else if (strcmp(k, "GPU Excluded") == 0)
@@ -149,7 +149,7 @@ int gp_parse_information(const char *buf, struct gp_gpu *gpu)
 	if (r < 0)
 		return r;
 	if (gpu->minor == (unsigned int)-1 || !gpu->pci[0] || strncmp(gpu->uuid, "GPU-", 4) != 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	return 0;
 }
 
@@ -170,7 +170,8 @@ static void set_major(struct gp_majors *m, const char *name, unsigned int major)
 	gp_major_set_add(&m->registered, major);
 }
 
-/* Calls fn for each "MAJOR NAME" line of /proc/devices' character section; -EINVAL without it. */
+/* Calls fn for each "MAJOR NAME" line of /proc/devices' character section; -GP_EBADCONF without it.
+ */
 static int for_char_majors(const char *buf,
 			   void (*fn)(unsigned int major, const char *name, void *u), void *u)
 {
@@ -178,7 +179,7 @@ static int for_char_majors(const char *buf,
 	size_t n;
 
 	if (!pos)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	gp_line_next(&pos, end, &line, &n); /* the heading */
 	/* Up to the blank line before "Block devices:". */
 	while (gp_line_next(&pos, end, &line, &n) && n > 0) {
@@ -232,7 +233,7 @@ static int caps_table_add(struct gp_caps_table *caps, const char *name, unsigned
 	struct gp_cap_minor *v;
 
 	if (strlen(name) >= sizeof(v->name))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	/* Grows by doubling: a full table has thousands of lines. */
 	if ((caps->n & (caps->n - 1)) == 0) {
 		v = realloc(caps->v, (caps->n ? caps->n * 2 : 16) * sizeof(*v));
@@ -257,7 +258,7 @@ static int parse_cap_line(const char *line, char name[64], unsigned int *minor)
 	const char *num = line + len + strspn(line + len, " \t");
 
 	if (!len || len >= 64 || num == line + len)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	memcpy(name, line, len);
 	name[len] = '\0';
 	return gp_parse_uint(num, minor);
@@ -274,14 +275,14 @@ int gp_parse_mig_minors(const char *buf, struct gp_caps_table *caps)
 		int r;
 
 		if (n >= sizeof(line))
-			return -EINVAL;
+			return -GP_EBADCONF;
 		memcpy(line, p, n);
 		line[n] = '\0';
 		t = gp_strtrim(line);
 		if (!*t)
 			continue;
 		if (parse_cap_line(t, name, &minor) < 0)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		r = caps_table_add(caps, name, minor);
 		if (r < 0)
 			return r;

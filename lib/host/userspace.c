@@ -223,7 +223,7 @@ static int scan(int rootfd, const char *name, const char *version, unsigned long
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0 && errno == EINVAL)
-		return gp_error_errno(-EINVAL, "\"%s\" is not a regular file: not read", name);
+		return gp_error_errno(-GP_EBADCONF, "\"%s\" is not a regular file: not read", name);
 	if (fd < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", name);
 	return from_cache(rootfd, fd, name, resolve, version, u);

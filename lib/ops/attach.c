@@ -12,7 +12,7 @@
 #include "base/util.h"
 #include "cluster/cluster.h"
 #include "config/applied.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "config/lxcconf.h"
 #include "config/pveconf.h"
 #include "host/host.h"
@@ -86,7 +86,7 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 			gp_error("\"%s\" cannot go into an LXC hook line: use an absolute path of "
 				 "letters, digits and / . _ - + : @ only",
 				 words[i]);
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 	}
 	if (o->root && asprintf(out, "%s --root %s --confdir %s", hook, o->root, o->confdir) >= 0)
@@ -143,7 +143,7 @@ static void drop_node_local(const struct gp_attach_opts *o)
 		if (moved && local && strcmp(moved, local) != 0 && unlink(local) < 0 &&
 		    errno != ENOENT)
 			gp_warn("%s moved to %s, but the old copy stays: %s; remove it", local,
-				moved, strerror(errno));
+				moved, gp_strerror(errno));
 		free(pairs[i][0]);
 		free(pairs[i][1]);
 	}
@@ -153,49 +153,47 @@ static void drop_node_local(const struct gp_attach_opts *o)
  * [driver]: what the command line says; for a new ini, inject unless the host's
  * gpu-provision.conf decides it, or the mode runs no hook.
  */
-static int choose_injection(const struct gp_attach_opts *o, bool is_new, struct gp_ctconf *conf)
+static int choose_injection(const struct gp_attach_opts *o, bool is_new, struct gp_ini *conf)
 {
 	bool devn = strcmp(conf->mode, "devn") == 0;
-	struct gp_ctconf host;
+	struct gp_ini host;
 	int r = 0;
 
 	if (o->inject)
-		r = gp_ctconf_set(conf, "driver", "inject", o->inject > 0 ? "yes" : "no",
-				  "--inject");
+		r = gp_ini_set(conf, "driver", "inject", o->inject > 0 ? "yes" : "no", "--inject");
 	else if (is_new && devn)
-		r = gp_ctconf_set(conf, "driver", "inject", "no", "--mode devn");
+		r = gp_ini_set(conf, "driver", "inject", "no", "--mode devn");
 	else if (is_new && o->adopt) /* the recipe's container brought its own driver */
-		r = gp_ctconf_set(conf, "driver", "inject", "no", "adopt");
+		r = gp_ini_set(conf, "driver", "inject", "no", "adopt");
 	else if (is_new && gp_hostconf_load(o->confdir, &host) == 0 && !host.inject_set)
-		r = gp_ctconf_set(conf, "driver", "inject", "yes", "attach");
+		r = gp_ini_set(conf, "driver", "inject", "yes", "attach");
 	if (r == 0 && o->capabilities)
-		r = gp_ctconf_set(conf, "driver", "capabilities", o->capabilities,
-				  "--capabilities");
+		r = gp_ini_set(conf, "driver", "capabilities", o->capabilities, "--capabilities");
 	if (r == 0 && devn && conf->inject == GP_INJECT_YES) {
 		gp_error("mode devn runs no hook at start, so nothing can give the container the "
 			 "driver's user space: use --mode hook, or --no-inject");
-		r = -EINVAL;
+		r = -GP_EBADCONF;
 	}
 	return r;
 }
 
-static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struct gp_plan *plan)
+static int resolve(const struct gp_attach_opts *o, struct gp_ini *conf, struct gp_plan *plan)
 {
 	bool is_new;
 	struct gp_host host;
 	int r;
 
 	/* Keep the ini's other keys; --gpus and --caps replace only the selection. */
-	r = gp_ctconf_load(o->root, o->confdir, o->name, conf);
+	r = gp_ini_load(o->root, o->confdir, o->name, conf);
 	if (r == -ENOENT && !o->gpus)
 		gp_error("\"%s\" has no ini yet: give --gpus", o->name);
 	if (r < 0 && (r != -ENOENT || !o->gpus))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	is_new = r == -ENOENT;
 	if (is_new) {
 		_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
 
-		gp_ctconf_init(conf);
+		gp_ini_init(conf);
 		snprintf(conf->path, sizeof(conf->path), "%s", path ? path : "");
 	}
 	if (o->gpus) {
@@ -205,14 +203,14 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ctconf *conf, struc
 	if (o->mode)
 		snprintf(conf->mode, sizeof(conf->mode), "%s", o->mode);
 	if (choose_injection(o, is_new, conf) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	r = gp_host_read(o->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;
 	r = gp_plan_for_conf(o->root, &host, conf, GP_WHERE_NONE, NULL, plan);
 	gp_host_free(&host);
 	/* Before anything is written, and for --dry-run too: the hook must read it back. */
-	return r < 0 ? r : gp_ctconf_check_readable(conf);
+	return r < 0 ? r : gp_ini_check_readable(conf);
 }
 
 static int key_line(struct lines *l, const struct gp_target *t, const char *key, const char *value)
@@ -292,7 +290,7 @@ static int node_rule(const struct gp_target *t, const struct gp_cluster *c, cons
 }
 
 /* The rules one published node needs: its own dynamic majors, a portable selection's GPUs. */
-static int node_rules(const struct gp_target *t, const struct gp_ctconf *conf,
+static int node_rules(const struct gp_target *t, const struct gp_ini *conf,
 		      const struct gp_plan *plan, const struct gp_cluster *c,
 		      const struct gp_node_inv *inv, struct lines *l)
 {
@@ -341,7 +339,7 @@ static struct gp_cluster *read_cluster(const struct gp_attach_opts *o, const str
  * once, and none that opens another device on some node.
  */
 static int device_rules(const struct gp_attach_opts *o, const struct gp_target *t,
-			const struct gp_ctconf *conf, const struct gp_plan *plan, struct lines *l)
+			const struct gp_ini *conf, const struct gp_plan *plan, struct lines *l)
 {
 	struct gp_cluster *c = read_cluster(o, t);
 	int r = 0;
@@ -360,7 +358,7 @@ static int device_rules(const struct gp_attach_opts *o, const struct gp_target *
 
 /* The hook lines and one device rule per node: "lxc.cgroup2.devices.allow = c 195:0 rwm". */
 static int hook_lines(const struct gp_attach_opts *o, const struct gp_target *t,
-		      const struct gp_ctconf *conf, const struct gp_plan *plan, struct lines *l)
+		      const struct gp_ini *conf, const struct gp_plan *plan, struct lines *l)
 {
 	_cleanup_free_ char *cmd = NULL;
 	int r = hook_command(o, &cmd);
@@ -384,7 +382,7 @@ static int devn_lines(const struct gp_target *t, const struct gp_plan *plan,
 	int r = 0;
 
 	for (size_t i = 0; i < plan->n && r == 0; i++) {
-		const struct gp_node *n = &plan->nodes[i];
+		const struct gp_devnode *n = &plan->nodes[i];
 		char key[16], value[160];
 		int len;
 
@@ -424,12 +422,12 @@ static unsigned long long admin_devs(const struct gp_target *t, const struct lin
 }
 
 static int wanted_lines(const struct gp_attach_opts *o, const struct gp_target *t,
-			const struct gp_ctconf *conf, const struct gp_plan *plan,
+			const struct gp_ini *conf, const struct gp_plan *plan,
 			const struct lines *old, struct lines *add)
 {
 	if (devn_mode(conf->mode) && t->kind != GP_TARGET_PVE) {
 		gp_error("mode devn is for Proxmox VE containers; plain LXC uses the hook");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (devn_mode(conf->mode))
 		return devn_lines(t, plan, admin_devs(t, old), add);
@@ -448,10 +446,10 @@ static void warn_devn_ordering(const struct gp_attach_opts *o)
 			"\"systemctl enable gpu-provision-prepare.service\", or use --mode hook");
 }
 
-static void print_dry_run(const struct gp_ctconf *conf, const struct lines *old,
+static void print_dry_run(const struct gp_ini *conf, const struct lines *old,
 			  const struct lines *add, const char *config)
 {
-	_cleanup_free_ char *ini = gp_ctconf_format(conf);
+	_cleanup_free_ char *ini = gp_ini_format(conf);
 
 	printf("would write the ini:\n%s", ini ? ini : "");
 	for (size_t i = 0; i < old->n; i++)
@@ -465,7 +463,7 @@ static char *read_ini_text(const struct gp_attach_opts *o)
 	_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
 	char *buf = NULL;
 
-	if (!path || gp_read_file(path, GP_CTCONF_MAX_SIZE, &buf, NULL) < 0)
+	if (!path || gp_read_file(path, GP_INI_MAX_SIZE, &buf, NULL) < 0)
 		return NULL;
 	return buf;
 }
@@ -507,11 +505,11 @@ static int lines_union(const struct lines *a, const struct lines *b, struct line
 
 /* The ini, then the config; on failure the ini as it was. */
 static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_target *t,
-				const struct gp_ctconf *conf, const struct lines *remove,
+				const struct gp_ini *conf, const struct lines *remove,
 				const struct lines *add)
 {
 	_cleanup_free_ char *old_ini = read_ini_text(o);
-	int r = gp_ctconf_save(o->root, o->confdir, o->name, conf);
+	int r = gp_ini_save(o->root, o->confdir, o->name, conf);
 
 	if (r < 0)
 		return r;
@@ -528,7 +526,7 @@ static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_
  * the new, then the ini and the config, last the new lines alone.
  */
 static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
-		 const struct gp_ctconf *conf, struct lines *old, struct lines *add,
+		 const struct gp_ini *conf, struct lines *old, struct lines *add,
 		 const struct lines *recipe)
 {
 	_cleanup_lines_ struct lines both = { 0 }, out = { 0 };
@@ -607,7 +605,7 @@ static int take_over(const struct gp_attach_opts *o, const struct gp_target *t,
 
 struct attach_run {
 	struct gp_target t;
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	struct gp_plan plan;
 	struct lines old, add, recipe;
 	struct gp_takeover tk;
@@ -671,7 +669,7 @@ static int attach_planned(const struct gp_attach_opts *o, struct attach_run *a,
 /* adopt --dry-run: the config's lines out and in, as a diff, and the ini it would write. */
 static void adopt_print_diff(const struct gp_attach_opts *o, const struct attach_run *a)
 {
-	_cleanup_free_ char *ini = gp_ctconf_format(&a->conf);
+	_cleanup_free_ char *ini = gp_ini_format(&a->conf);
 
 	printf("adopt %s: GPUs %s (%s)\n", o->name, a->conf.devices,
 	       o->gpus	       ? "--gpus"

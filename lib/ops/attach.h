@@ -17,7 +17,7 @@ struct gp_attach_changes {
 /*
  * attach: writes <confdir>/<name>.ini and puts into the container's LXC config the
  * hook lines and exact device rules for today's majors. detach takes all of it out.
- * Both are idempotent. Return 0, -EINVAL for bad input (already explained), or
+ * Both are idempotent. Return 0, -GP_EBADCONF for bad input (already explained), or
  * another -errno when an operation failed. changes (may be NULL) says what attach did.
  */
 int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes);

@@ -145,7 +145,7 @@ static int prepare_rootdev(const struct gp_create_opts *o, const char *rootfs)
 
 	/* A filesystem there (without --force), or a probe that cannot tell: the admin's call. */
 	if (r == -EUCLEAN || r == -EEXIST)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (r < 0)
 		return r;
 	if (stat(o->rootfs_dev, &st) < 0)
@@ -225,16 +225,16 @@ static int create_lxc(const struct gp_create_opts *o)
 			 "attach",
 			 o->attach.name);
 		lxc_container_put(c);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (asprintf(&rootfs, "%s/%s/rootfs", c->config_path, o->attach.name) < 0)
 		r = -ENOMEM;
 	if (r == 0 && o->config_file && !c->load_config(c, o->config_file)) {
 		gp_error("Failed to load \"%s\"", o->config_file);
-		r = -EINVAL;
+		r = -GP_EBADCONF;
 	}
 	if (r == 0 && o->unprivileged && !set_idmap(o->attach.root, c))
-		r = -EINVAL;
+		r = -GP_EBADCONF;
 	started = r == 0;
 	if (r == 0 && o->rootfs_dev)
 		r = prepare_rootdev(o, rootfs);
@@ -307,20 +307,20 @@ int gp_create(const struct gp_create_opts *o)
 
 	if (pve && !o->ostemplate) {
 		gp_error("on Proxmox VE give --ostemplate VOLID (as for pct create)");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (!pve && !o->template_name) {
 		gp_error("give --template NAME (an lxc-create template, e.g. busybox or download)");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (pve && (o->rootfs_dev || o->unprivileged)) {
 		gp_error("on Proxmox VE give storage and --unprivileged 1 to pct, after --");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (!pve && o->attach.dry_run) {
 		gp_error("--dry-run of create is for Proxmox VE; on plain LXC run attach --dry-run "
 			 "after creating");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	return pve ? create_pve(o) : create_lxc(o);
 }

@@ -21,7 +21,7 @@ struct gp_create_opts {
 /*
  * create: a new container (liblxc's create, or pct create on Proxmox VE, by argv), then
  * attach as attach does, in one step; on any failure nothing half-made is left. Long
- * steps show progress on a terminal, plain lines otherwise. 0, -EINVAL (the container exists,
+ * steps show progress on a terminal, plain lines otherwise. 0, -GP_EBADCONF (the container exists,
  * a device refused, bad input: said) or -errno.
  */
 int gp_create(const struct gp_create_opts *o);

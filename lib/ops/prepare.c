@@ -8,7 +8,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "cluster/cluster.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "driver/hoststate.h"
 #include "driver/persist.h"
 #include "driver/uvmapply.h"
@@ -18,23 +18,23 @@
 #include "plan/uvm.h"
 #include "start/nodes.h"
 
-static int load_policy(const struct gp_prepare_opts *o, struct gp_ctconf *conf)
+static int load_policy(const struct gp_prepare_opts *o, struct gp_ini *conf)
 {
-	struct gp_ctconf host;
+	struct gp_ini host;
 	int r = gp_hostconf_load(o->confdir, &host);
 
 	if (r < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (!o->container) {
 		*conf = host;
 		return 0;
 	}
-	r = gp_ctconf_load(o->root, o->confdir, o->container, conf);
+	r = gp_ini_load(o->root, o->confdir, o->container, conf);
 	if (r == -ENOENT)
 		gp_error("%s has no ini: attach the container first", o->container);
 	if (r < 0)
-		return -EINVAL;
-	gp_ctconf_merge_host(conf, &host);
+		return -GP_EBADCONF;
+	gp_ini_merge_host(conf, &host);
 	return 0;
 }
 
@@ -54,7 +54,7 @@ static void print_verdict(const struct gp_hmm *hmm, const struct gp_uvm_plan *pl
 }
 
 /* Reads the host's state, judges HMM, and plans the module actions. */
-static int plan_modules(const struct gp_prepare_opts *o, const struct gp_ctconf *conf,
+static int plan_modules(const struct gp_prepare_opts *o, const struct gp_ini *conf,
 			struct gp_host_state *s, struct gp_uvm_plan *plan)
 {
 	int r = gp_host_state_read(o->root, o->nvml ? GP_STATE_NVML : 0, s);
@@ -129,7 +129,7 @@ static void publish(const struct gp_prepare_opts *o, struct gp_host_state *s, bo
 {
 	char node[GP_NODE_NAME_MAX];
 	struct gp_node_inv *inv;
-	struct gp_ctconf defaults;
+	struct gp_ini defaults;
 
 	if (o->dry_run || !gp_root_is_pve(o->root) || gp_pve_node_name(o->root, node) < 0)
 		return;
@@ -156,7 +156,7 @@ int gp_prepare(const struct gp_prepare_opts *o)
 	bool print_only = o->dry_run || !gp_root_is_host(o->root);
 	struct gp_host_state s = { 0 };
 	struct gp_uvm_plan plan = { 0 };
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	bool read;
 	int r;
 

@@ -18,7 +18,7 @@ struct gp_prepare_opts {
 /*
  * gpu-provision prepare: modules loaded as the HMM policy wants, through libkmod, with
  * the parameter read back; every host node made; the option persisted on request.
- * Returns 0; -EPERM when a conflict stops it; -EINVAL for bad configuration; another
+ * Returns 0; -GP_EREFUSED when a conflict stops it; -GP_EBADCONF for bad configuration; another
  * -errno when an action failed. Each failure is explained where it happens.
  */
 int gp_prepare(const struct gp_prepare_opts *o);

@@ -55,7 +55,7 @@ static int refuse_for_attach(const struct gp_attach_opts *o, const struct gp_tak
 	gp_error("take them over with \"gpu-provision adopt %s --dry-run\", then \"gpu-provision "
 		 "adopt %s\"",
 		 o->name, o->name);
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 /* The lines adopt takes out, as the config writes them. */
@@ -157,13 +157,13 @@ static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *h
 			 "them out yourself, then adopt %s again:",
 			 o->name);
 		say_lines(t, kept_giver, true);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (!count(t, gp_recipe_gives_now) && !o->gpus) {
 		gp_error("%s gives no NVIDIA node by hand: nothing to adopt; gpu-provision attach "
 			 "%s --gpus SEL gives it GPUs",
 			 t->rec->cfg->files[0], o->name);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	r = choose_lines(t);
 	hook_userspace(t);
@@ -176,7 +176,7 @@ static int prepare_adopt(const struct gp_attach_opts *o, const struct gp_host *h
 	if (r == -ENOENT)
 		gp_error("the lines of %s name no GPU (only nvidiactl, uvm or rules): give --gpus",
 			 t->rec->cfg->files[0]);
-	return r < 0 ? -EINVAL : 0;
+	return r < 0 ? -GP_EBADCONF : 0;
 }
 
 int gp_takeover_read(const struct gp_attach_opts *o, const char *config, bool pve,
@@ -198,7 +198,7 @@ int gp_takeover_read(const struct gp_attach_opts *o, const char *config, bool pv
 			 "ones): %zu left unread, so it cannot be sure what the config gives; "
 			 "split it with lxc.include, or shorten it",
 			 config, GP_CFGLINES_MAX, GP_RECIPE_MAX, t->rec->left_out);
-		r = -EINVAL;
+		r = -GP_EBADCONF;
 	}
 	if (r == 0)
 		r = o->adopt ? prepare_adopt(o, &host, t) : refuse_for_attach(o, t);

@@ -28,7 +28,7 @@ struct gp_attach_opts;
 
 /*
  * Reads the config (pve: Proxmox's) with applied (the lines attach wrote, or NULL) and,
- * for adopt, chooses the lines and the selection. Refuses (-EINVAL, each line named) a
+ * for adopt, chooses the lines and the selection. Refuses (-GP_EBADCONF, each line named) a
  * config attach would break, or one adopt cannot take over. 0 or -errno.
  */
 int gp_takeover_read(const struct gp_attach_opts *o, const char *config, bool pve,

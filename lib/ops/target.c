@@ -36,7 +36,7 @@ static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 		    o->name, o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
 		if (c)
 			lxc_container_put(c);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	config = c->config_file_name(c);
 	snprintf(t->config, sizeof(t->config), "%s", config ? config : "");
@@ -72,12 +72,12 @@ static int read_pve(const char *path, const char *id, struct gp_target *t)
 	if (r < 0) {
 		gp_error("no Proxmox container %s: \"%s\": %s (create it with pct create, or "
 			 "gpu-provision create)",
-			 id, path, strerror(-r));
-		return -EINVAL;
+			 id, path, gp_strerror(-r));
+		return -GP_EBADCONF;
 	}
 	if (gp_pveconf_parse(buf, len, &c) < 0) {
 		gp_error("%s:%u: not \"key: value\", a comment or a [section]", path, c.bad_line);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	t->pve_devs = gp_pveconf_used_devs(&c);
 	return gp_pveconf_check_unlocked(&c, id);
@@ -90,7 +90,7 @@ static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 
 	if (!is_vmid(o->name)) {
 		gp_error("\"%s\" is not a Proxmox container ID", o->name);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (!(path = gp_pve_config_path(o->root, o->name)) ||
 	    !(lock = gp_lock_pve_path(o->root, o->name)))

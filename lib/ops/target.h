@@ -30,7 +30,7 @@ bool gp_container_running(const char *name, const char *lxcpath);
 /*
  * Finds the container: through liblxc for plain LXC, <root>/etc/pve/lxc/<id>.conf on
  * Proxmox (o->pve forces it), refusing a Proxmox container that is locked.
- * 0, -EINVAL (no such container), -EBUSY (locked), each explained.
+ * 0, -GP_EBADCONF (no such container), -EBUSY (locked), each explained.
  */
 int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t);
 

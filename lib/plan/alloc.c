@@ -19,7 +19,7 @@
 #include "base/paths.h"
 #include "base/proc.h"
 #include "base/util.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "plan/alloc.h"
 #include "plan/cgroup.h"
 #include "plan/planfile.h"
@@ -63,7 +63,7 @@ bool gp_alloc_plan_live(const struct gp_plan *plan, const char *path, const char
 	case GP_OWNER_UNKNOWN:
 		gp_warn("Failed to read \"/proc/%d/stat\", the owner of the plan \"%s\": %s; the "
 			"plan holds its GPUs as if %s ran: if %s is stopped, remove the plan",
-			(int)plan->owner, path, strerror(-err), name, name);
+			(int)plan->owner, path, gp_strerror(-err), name, name);
 		return true;
 	default:
 		return true;
@@ -101,14 +101,14 @@ static void plan_gpus(const struct gp_plan *plan, const struct gp_host *host,
 static bool holder_is_portable(const char *root, const char *confdir, const char *name,
 			       struct gp_holder *holder)
 {
-	_cleanup_free_ struct gp_ctconf *conf = malloc(sizeof(*conf));
+	_cleanup_free_ struct gp_ini *conf = malloc(sizeof(*conf));
 	struct gp_log_capture quiet;
 	int r;
 
 	if (!conf)
 		return false;
 	gp_log_capture_start(&quiet);
-	r = gp_ctconf_load(root, confdir, name, conf);
+	r = gp_ini_load(root, confdir, name, conf);
 	gp_log_capture_stop(&quiet);
 	if (r < 0 || !gp_selection_is_portable(conf->devices))
 		return false;
@@ -176,7 +176,7 @@ static void read_one(const struct scan *sc, const char *file)
 	    !S_ISREG(st.st_mode))
 		return;
 	r = gp_plan_read(path, plan);
-	if (r < 0 && r != -EINVAL)
+	if (r < 0 && r != -GP_EBADCONF)
 		return; /* a plan removed meanwhile is one its container let go */
 	if (r < 0) {
 		gp_warn("the plan \"%s\" is damaged, so it holds no GPU here; remove it unless "
@@ -277,7 +277,7 @@ static void describe_gpus(const struct gp_host *host, const struct gp_held *held
 struct start {
 	const char *root, *name;
 	const struct gp_host *host;
-	const struct gp_ctconf *conf;
+	const struct gp_ini *conf;
 	const struct gp_held *held;
 	const struct gp_cg_rules *rules; /* the container's device rules, NULL: none read */
 };
@@ -285,7 +285,7 @@ struct start {
 /* Whether the container's rules let it open host GPU i's /dev/nvidiaN. */
 static bool rules_cover(const struct start *s, size_t i)
 {
-	struct gp_node n = { .major = s->host->majors.nvidia, .minor = s->host->gpus[i].minor };
+	struct gp_devnode n = { .major = s->host->majors.nvidia, .minor = s->host->gpus[i].minor };
 
 	snprintf(n.name, sizeof(n.name), "nvidia%u", s->host->gpus[i].minor);
 	return !s->rules || gp_cg_rules_allow(s->rules, &n);
@@ -401,18 +401,18 @@ static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
 			 "on whichever node starts %s",
 			 s->name);
 	if (r < 0)
-		return refuse(s, -EINVAL, said.text, fix);
+		return refuse(s, -GP_EBADCONF, said.text, fix);
 	if (!portable) {
 		warn_taken_from_portable(s, chosen);
 		return 0;
 	}
 	if (gp_portable_parse(s->conf->devices, NULL, &p) < 0) /* select took it: never */
-		return -EINVAL;
+		return -GP_EBADCONF;
 	return choose_free(s, &p, chosen) < 0 ? refuse_too_few(s, &p) : 0;
 }
 
 int gp_alloc_plan(const char *root, const char *confdir, const char *name,
-		  const struct gp_host *host, const struct gp_ctconf *conf,
+		  const struct gp_host *host, const struct gp_ini *conf,
 		  const struct gp_cg_rules *rules, struct gp_plan *plan)
 {
 	_cleanup_free_ struct gp_held *held = malloc(sizeof(*held));
@@ -537,10 +537,10 @@ static int no_record(int r, const char *path, const struct gp_plan *plan, char *
 		snprintf(why, size, "its plan \"%s\" is of version 1, which records no GPU", path);
 	else if (r == -ENODEV)
 		snprintf(why, size, "its plan \"%s\" records GPUs this host lacks", path);
-	else if (r == -EINVAL)
+	else if (r == -GP_EBADCONF)
 		snprintf(why, size, "its plan \"%s\" is damaged (%s)", path, taken);
 	else
-		snprintf(why, size, "its plan \"%s\" cannot be read: %s", path, strerror(-r));
+		snprintf(why, size, "its plan \"%s\" cannot be read: %s", path, gp_strerror(-r));
 	return r;
 }
 

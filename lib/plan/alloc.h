@@ -11,7 +11,7 @@
 #include "plan/plan.h"
 #include "plan/select.h"
 
-struct gp_ctconf;
+struct gp_ini;
 struct gp_cg_rules;
 
 /* A container that holds a GPU, with its selection. */
@@ -33,7 +33,7 @@ struct gp_held {
  * whose owner is gone (gp_alloc_plan_live) holds nothing, nor does a damaged one (said
  * as a warning). A GPU is known by the plan's gpu lines (UUID), or in a version 1 plan by
  * its /dev/nvidiaN node. With confdir (else NULL), each holder's ini is read there (as
- * gp_ctconf_load does) for held->alone. 0, or -errno (said) when the directory cannot be
+ * gp_ini_load does) for held->alone. 0, or -errno (said) when the directory cannot be
  * read.
  */
 int gp_alloc_held(const char *root, const char *confdir, const char *self,
@@ -77,15 +77,15 @@ void gp_alloc_node_label(const char *root, char *out, size_t size);
  * taking free GPUs (held by no other live plan); plan->gpus names the GPUs it got. The
  * caller holds gp_alloc_lock and sets the owner. A refusal is one message, after the
  * ini's path:line, naming the node, the selection, why, and the node's GPUs (index,
- * model, UUID, who holds each): -ENOSPC when too few are free, -EINVAL for a selection
+ * model, UUID, who holds each): -ENOSPC when too few are free, -GP_EBADCONF for a selection
  * the node cannot meet; -E2BIG, -ENOMEM, -errno otherwise. With rules (the container's
  * device rules, or NULL), free GPUs they cover are taken before others. A fixed
  * selection that takes a GPU a portable one holds (the holders' inis read as
- * gp_ctconf_load reads them, with confdir; NULL: not read) is warned: that one expects
+ * gp_ini_load reads them, with confdir; NULL: not read) is warned: that one expects
  * it alone.
  */
 int gp_alloc_plan(const char *root, const char *confdir, const char *name,
-		  const struct gp_host *host, const struct gp_ctconf *conf,
+		  const struct gp_host *host, const struct gp_ini *conf,
 		  const struct gp_cg_rules *rules, struct gp_plan *plan);
 
 /*
@@ -97,7 +97,7 @@ int gp_alloc_plan(const char *root, const char *confdir, const char *name,
 int gp_alloc_lock(const char *root, const char *name);
 void gp_alloc_unlock(const char *root, int fd);
 
-/* The container's plan, read quietly: 0, -ENOENT none, -EINVAL damaged, -errno. */
+/* The container's plan, read quietly: 0, -ENOENT none, -GP_EBADCONF damaged, -errno. */
 int gp_alloc_read_plan(const char *root, const char *name, struct gp_plan *plan);
 
 /*
@@ -111,7 +111,7 @@ int gp_alloc_plan_chosen(const struct gp_plan *plan, const struct gp_host *host,
  * The GPUs name's running start got, as its plan records them, into plan and chosen: 0;
  * else why no such record is there, in why (for the caller's message, the plan's path
  * quoted): -ENOENT no plan, -ESRCH its owner is gone, -ENODATA it records no GPU
- * (version 1), -ENODEV it records a GPU host lacks, -EINVAL damaged, -errno unreadable.
+ * (version 1), -ENODEV it records a GPU host lacks, -GP_EBADCONF damaged, -errno unreadable.
  * Quiet: a portable selection's GPUs are known from this alone, never guessed.
  */
 int gp_alloc_started_with(const char *root, const char *name, const struct gp_host *host,

@@ -65,7 +65,7 @@ static int parse_num(const char *s, long *out)
 	}
 	errno = 0;
 	*out = strtol(s, &end, 10);
-	return errno || *end || *out < 0 || end == s ? -EINVAL : 0;
+	return errno || *end || *out < 0 || end == s ? -GP_EBADCONF : 0;
 }
 
 int gp_cg_rule_parse(const char *value, struct gp_cg_rule *rule)
@@ -80,10 +80,10 @@ int gp_cg_rule_parse(const char *value, struct gp_cg_rule *rule)
 		return 0;
 	}
 	if (n < 3 || strlen(type) != 1 || !strchr("abc", type[0]))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	rule->type = type[0];
 	if (parse_num(maj, &rule->major) < 0 || parse_num(min, &rule->minor) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	rule->r = strchr(access, 'r');
 	rule->w = strchr(access, 'w');
 	rule->m = strchr(access, 'm');
@@ -102,7 +102,7 @@ int gp_cg_rules_add(struct gp_cg_rules *rules, const char *prefix, const char *k
 	if (strcmp(key, "allow") && strcmp(key, "deny"))
 		return 0;
 	if (gp_cg_rule_parse(value, &rule) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (strcmp(key, "deny") == 0 && rule.type == 'a') {
 		/* "deny = a" resets the list: only what is allowed after it counts. */
 		rules->deny_all = true;
@@ -121,7 +121,7 @@ int gp_cg_rules_add(struct gp_cg_rules *rules, const char *prefix, const char *k
 	return 0;
 }
 
-static bool rule_matches(const struct gp_cg_rule *r, const struct gp_node *n)
+static bool rule_matches(const struct gp_cg_rule *r, const struct gp_devnode *n)
 {
 	if (r->type == 'a')
 		return true;
@@ -129,7 +129,7 @@ static bool rule_matches(const struct gp_cg_rule *r, const struct gp_node *n)
 	       (r->minor < 0 || (unsigned long)r->minor == n->minor);
 }
 
-bool gp_cg_rules_allow(const struct gp_cg_rules *rules, const struct gp_node *n)
+bool gp_cg_rules_allow(const struct gp_cg_rules *rules, const struct gp_devnode *n)
 {
 	bool allowed = !rules->deny_all;
 

@@ -35,18 +35,18 @@ struct gp_cg_rules {
 	size_t ndeny;
 };
 
-/* Parses "c 195:0 rwm", "a", "c *:* m". -EINVAL for anything else. */
+/* Parses "c 195:0 rwm", "a", "c *:* m". -GP_EBADCONF for anything else. */
 int gp_cg_rule_parse(const char *value, struct gp_cg_rule *rule);
 
 /*
  * Feeds one config line; keys other than <prefix>.allow / <prefix>.deny are ignored.
- * 0, -EINVAL for a rule that does not parse, -E2BIG past GP_CG_MAX_RULES allow or deny
+ * 0, -GP_EBADCONF for a rule that does not parse, -E2BIG past GP_CG_MAX_RULES allow or deny
  * rules (a rule left out could turn into a false "missing rule").
  */
 int gp_cg_rules_add(struct gp_cg_rules *rules, const char *prefix, const char *key,
 		    const char *value);
 
 /* True when a container with these rules can open (read and write) node n. */
-bool gp_cg_rules_allow(const struct gp_cg_rules *rules, const struct gp_node *n);
+bool gp_cg_rules_allow(const struct gp_cg_rules *rules, const struct gp_devnode *n);
 
 #endif

@@ -44,7 +44,7 @@ static void describe_indexes(const struct gp_host *host, char *out, size_t size)
 		snprintf(out, size, "the host has GPUs 0-%zu", host->ngpus - 1);
 }
 
-/* Finds the GPU a single token names; returns its position, or says why not: -EINVAL. */
+/* Finds the GPU a single token names; returns its position, or says why not: -GP_EBADCONF. */
 static int match_token(const char *tok, const struct gp_host *host, const char *where)
 {
 	char what[64], pci[32];
@@ -54,18 +54,18 @@ static int match_token(const char *tok, const struct gp_host *host, const char *
 		if (idx < host->ngpus)
 			return (int)idx;
 		describe_indexes(host, what, sizeof(what));
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "no GPU has index %u (%s; see gpu-provision host)", idx, what);
 	}
 	if (strncasecmp(tok, "GPU-", 4) == 0) {
 		for (size_t i = 0; i < host->ngpus; i++)
 			if (strcasecmp(host->gpus[i].uuid, tok) == 0)
 				return (int)i;
-		return gp_error_at(-EINVAL, where, "no GPU has UUID %s (see gpu-provision host)",
-				   tok);
+		return gp_error_at(-GP_EBADCONF, where,
+				   "no GPU has UUID %s (see gpu-provision host)", tok);
 	}
 	if (strncasecmp(tok, "MIG-", 4) == 0) {
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "%s is a MIG device: select its GPU and give the instance "
 				   "with caps = gpuM/giG/ciC",
 				   tok);
@@ -75,10 +75,10 @@ static int match_token(const char *tok, const struct gp_host *host, const char *
 		for (size_t i = 0; i < host->ngpus; i++)
 			if (strcmp(host->gpus[i].pci, pci) == 0)
 				return (int)i;
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "no GPU at PCI address %s (see gpu-provision host)", pci);
 	}
-	return gp_error_at(-EINVAL, where,
+	return gp_error_at(-GP_EBADCONF, where,
 			   "\"%s\" is not a GPU selector; use all, an index, a GPU-UUID, a PCI "
 			   "address, any:N or model:TEXT:N",
 			   tok);
@@ -87,10 +87,10 @@ static int match_token(const char *tok, const struct gp_host *host, const char *
 static int select_all(const char *spec, const struct gp_host *host, const char *where, bool *chosen)
 {
 	if (strcmp(spec, "all") != 0)
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "\"all\" cannot be combined with other selectors");
 	if (host->ngpus == 0)
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "\"all\" selects nothing: the host has no NVIDIA GPU");
 	for (size_t i = 0; i < host->ngpus; i++)
 		chosen[i] = true;
@@ -119,11 +119,11 @@ static int select_portable(const char *spec, const struct gp_host *host, const c
 		return 0;
 	memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
 	if (p.model[0])
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "model:%s:%u wants %u GPU%s whose model contains \"%s\"; the "
 				   "host has %u (see gpu-provision host)",
 				   p.model, p.count, p.count, p.count == 1 ? "" : "s", p.model, n);
-	return gp_error_at(-EINVAL, where, "any:%u wants %u GPU%s; the host has %u%s", p.count,
+	return gp_error_at(-GP_EBADCONF, where, "any:%u wants %u GPU%s; the host has %u%s", p.count,
 			   p.count, p.count == 1 ? "" : "s", n,
 			   host->ngpus > n ? " not excluded by the driver" : "");
 }
@@ -137,7 +137,7 @@ static int select_gpus(const char *spec, const struct gp_host *host, const char 
 
 	memset(chosen, 0, GP_MAX_GPUS * sizeof(bool));
 	if (strlen(spec) >= sizeof(copy))
-		return gp_error_at(-EINVAL, where, "selector list longer than %zu characters",
+		return gp_error_at(-GP_EBADCONF, where, "selector list longer than %zu characters",
 				   sizeof(copy) - 1);
 	snprintf(copy, sizeof(copy), "%s", spec);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -152,14 +152,14 @@ static int select_gpus(const char *spec, const struct gp_host *host, const char 
 		if (i < 0)
 			return i;
 		if (chosen[i])
-			return gp_error_at(-EINVAL, where,
+			return gp_error_at(-GP_EBADCONF, where,
 					   "GPU %d (%s) is selected twice; \"%s\" repeats it", i,
 					   host->gpus[i].uuid, tok);
 		chosen[i] = true;
 		picked++;
 	}
 	if (picked == 0)
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "no GPU selected; give all, an index, a UUID or a PCI address");
 	return 0;
 }
@@ -167,7 +167,7 @@ static int select_gpus(const char *spec, const struct gp_host *host, const char 
 static int add_node(struct gp_plan *plan, const char *where, const char *name, unsigned int major,
 		    unsigned int minor, unsigned int mode, const struct gp_params *params)
 {
-	struct gp_node n = {
+	struct gp_devnode n = {
 		.major = major, .minor = minor, .mode = mode, .uid = params->uid, .gid = params->gid
 	};
 
@@ -207,10 +207,10 @@ static int add_cap(const char *root, const struct gp_host *host, const char *cap
 
 	if (minor < 0)
 		return gp_error_at(
-		    -EINVAL, where,
+		    -GP_EBADCONF, where,
 		    "MIG capability \"%s\" is not in /proc/driver/nvidia-caps/mig-minors", capname);
 	if (!host->majors.caps)
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "no \"nvidia-caps\" major in /proc/devices; is the driver "
 				   "loaded with MIG support?");
 	snprintf(node, sizeof(node), "nvidia-caps/nvidia-cap%d", minor);
@@ -241,11 +241,11 @@ static int add_caps_token(const char *root, const struct gp_host *host, const bo
 	r = sscanf(tok, "gpu%u/gi%u/ci%u%c", &gpu, &gi, &ci, &extra);
 	if (r < 2 || r == 4 || (r == 2 && sscanf(tok, "gpu%u/gi%u%c", &gpu, &gi, &extra) == 3))
 		return gp_error_at(
-		    -EINVAL, where,
+		    -GP_EBADCONF, where,
 		    "\"%s\" is not a cap; use mig-config, mig-monitor, gpuM/giG or gpuM/giG/ciC",
 		    tok);
 	if (!gpu_minor_chosen(host, chosen, gpu))
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "cap \"%s\" names the GPU with device minor %u, which is not "
 				   "selected in devices",
 				   tok, gpu);
@@ -279,11 +279,11 @@ static int add_caps(const char *root, const struct gp_host *host, const bool *ch
 static int check_driver(const struct gp_host *host, const char *where)
 {
 	if (!host->driver_loaded)
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "the NVIDIA driver is not loaded (no /proc/driver/nvidia/"
 				   "version); load it with: modprobe nvidia");
 	if (!host->majors.uvm)
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "nvidia_uvm is not loaded (no \"nvidia-uvm\" in /proc/devices)"
 				   "; CUDA needs it: modprobe nvidia_uvm");
 	return 0;
@@ -372,7 +372,7 @@ static int plan_display(const char *root, const struct gp_host *host, const char
 			 "/dev/nvidia-modeset, but nvidia_modeset is not loaded: modprobe "
 			 "nvidia_modeset, or take them out",
 			 where ? where : "", where ? ": " : "");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	return add_node(plan, where, "nvidia-modeset",
 			host->majors.nvidia ? host->majors.nvidia : GP_MAJOR_NVIDIA,

@@ -9,7 +9,7 @@
 #include "base/log.h"
 #include "plan/plan.h"
 
-int gp_plan_add(struct gp_plan *plan, const struct gp_node *node, const char *where)
+int gp_plan_add(struct gp_plan *plan, const struct gp_devnode *node, const char *where)
 {
 	for (size_t i = 0; i < plan->n; i++)
 		if (strcmp(plan->nodes[i].name, node->name) == 0)

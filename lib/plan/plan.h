@@ -10,10 +10,10 @@
 
 #define GP_PLAN_MAX_NODES 160
 
-struct gp_ctconf;
+struct gp_ini;
 
 /* One device node of a start: its name under /dev, its number and its host mode. */
-struct gp_node {
+struct gp_devnode {
 	char name[64]; /* as its vendor names it: nvidia0, nvidia-caps/nvidia-cap3 */
 	unsigned int major, minor;
 	unsigned int mode, uid, gid;
@@ -26,7 +26,7 @@ struct gp_plan_gpu {
 };
 
 struct gp_plan {
-	struct gp_node nodes[GP_PLAN_MAX_NODES];
+	struct gp_devnode nodes[GP_PLAN_MAX_NODES];
 	size_t n;
 	/* The start's (lib/plan/alloc.c): the GPUs it got, and whose it is. None in a plan of
 	 * attach. */
@@ -40,6 +40,6 @@ struct gp_plan {
  * Adds a copy of node (its mode cut to 07777) unless the plan holds one of that name: 0.
  * A full plan (GP_PLAN_MAX_NODES) is said after where and gives -E2BIG.
  */
-int gp_plan_add(struct gp_plan *plan, const struct gp_node *node, const char *where);
+int gp_plan_add(struct gp_plan *plan, const struct gp_devnode *node, const char *where);
 
 #endif

@@ -34,7 +34,7 @@ char *gp_plan_format(const struct gp_plan *plan)
 	if (r == 0)
 		r = format_start(&b, plan);
 	for (size_t i = 0; i < plan->n && r == 0; i++) {
-		const struct gp_node *n = &plan->nodes[i];
+		const struct gp_devnode *n = &plan->nodes[i];
 
 		r = gp_buf_printf(&b, "node %s %u %u %04o %u %u\n", n->name, n->major, n->minor,
 				  n->mode, n->uid, n->gid);
@@ -46,7 +46,7 @@ char *gp_plan_format(const struct gp_plan *plan)
 	return b.data;
 }
 
-static int parse_node_line(const char *line, struct gp_node *n)
+static int parse_node_line(const char *line, struct gp_devnode *n)
 {
 	char name[64];
 	int used = 0;
@@ -54,10 +54,10 @@ static int parse_node_line(const char *line, struct gp_node *n)
 	if (sscanf(line, "node %63s %u %u %o %u %u%n", name, &n->major, &n->minor, &n->mode,
 		   &n->uid, &n->gid, &used) != 6 ||
 	    line[used] != '\0')
-		return -EINVAL;
-	if (!gp_node_name_is_valid(name) || n->major == 0 || n->major > 4095 ||
+		return -GP_EBADCONF;
+	if (!gp_devnode_name_is_valid(name) || n->major == 0 || n->major > 4095 ||
 	    n->minor > 1048575 || n->mode > 07777)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	return 0;
 }
@@ -71,11 +71,11 @@ static int parse_owner_line(const char *line, struct gp_plan *plan)
 	if (sscanf(line, "owner %15s %23s%n", pid, start, &used) != 2 || line[used] != '\0' ||
 	    gp_parse_uint(pid, &p) < 0 || p == 0 || p > INT_MAX ||
 	    start[strspn(start, "0123456789")] != '\0')
-		return -EINVAL;
+		return -GP_EBADCONF;
 	errno = 0;
 	plan->owner_start = strtoull(start, &end, 10);
 	if (errno)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	plan->owner = (pid_t)p;
 	return 0;
 }
@@ -88,7 +88,7 @@ static int parse_gpu_line(const char *line, struct gp_plan_gpu *g)
 	if (!isdigit((unsigned char)line[4]) ||
 	    sscanf(line, "gpu %u %63s%n", &g->index, uuid, &used) != 2 || line[used] != '\0' ||
 	    g->index >= GP_MAX_GPUS || !gp_str_is_printable(uuid))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(g->uuid, sizeof(g->uuid), "%s", uuid);
 	return 0;
 }
@@ -106,12 +106,12 @@ static int parse_line(const char *line, int version, int *part, struct gp_plan *
 	if (version == 2 && *part <= 1 && strncmp(line, "gpu ", 4) == 0) {
 		*part = 1;
 		if (plan->ngpus == GP_MAX_GPUS)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		return parse_gpu_line(line, &plan->gpus[plan->ngpus++]);
 	}
 	*part = 2;
 	if (plan->n == GP_PLAN_MAX_NODES || parse_node_line(line, &plan->nodes[plan->n]) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	plan->n++;
 	return 0;
 }
@@ -128,19 +128,19 @@ int gp_plan_parse(const char *buf, struct gp_plan *plan)
 	else if (strncmp(buf, PLAN_HEADER_2, strlen(PLAN_HEADER_2)) == 0)
 		version = 2;
 	else
-		return -EINVAL;
+		return -GP_EBADCONF;
 	pos = buf + strlen(PLAN_HEADER_1);
 	while (gp_line_next(&pos, end, &at, &n)) {
 		char line[160];
 
 		/* Every line ends with a newline; none is longer than a node's. */
 		if (at + n == end || n >= sizeof(line))
-			return -EINVAL;
+			return -GP_EBADCONF;
 		memcpy(line, at, n);
 		line[n] = '\0';
 		if (parse_line(line, version, &part, plan) < 0) {
 			memset(plan, 0, sizeof(*plan));
-			return -EINVAL;
+			return -GP_EBADCONF;
 		}
 	}
 	return 0;

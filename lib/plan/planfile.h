@@ -6,7 +6,7 @@
 #include "plan/plan.h"
 
 /*
- * Serialises a plan as text (malloc'd) and parses it back strictly: -EINVAL on any doubt.
+ * Serialises a plan as text (malloc'd) and parses it back strictly: -GP_EBADCONF on any doubt.
  * Version 1 holds node lines; version 2 adds "owner PID START" and "gpu INDEX UUID" before
  * them. A plan without owner or GPUs is written as version 1, as before; both are read.
  */
@@ -16,7 +16,8 @@ int gp_plan_parse(const char *buf, struct gp_plan *plan);
 /* The most a plan's file holds: GP_PLAN_MAX_NODES node lines and GP_MAX_GPUS gpu lines fit. */
 #define GP_PLAN_FILE_MAX (64 * 1024)
 
-/* Reads the plan at path: 0; the read's -errno, or -EINVAL for a damaged plan; says nothing. */
+/* Reads the plan at path: 0; the read's -errno, or -GP_EBADCONF for a damaged plan; says nothing.
+ */
 int gp_plan_read(const char *path, struct gp_plan *plan);
 
 #endif

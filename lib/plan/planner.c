@@ -8,15 +8,15 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "host/userspace.h"
 #include "plan/planner.h"
 #include "plan/select.h"
 #include "plan/vendors.h"
 
 /* "path:line" of an ini's key for the hook and probe; NULL for attach (GP_WHERE_NONE). */
-static const char *key_where(const struct gp_ctconf *conf, enum gp_conf_where where,
-			     unsigned int line, char *buf, size_t size)
+static const char *key_where(const struct gp_ini *conf, enum gp_conf_where where, unsigned int line,
+			     char *buf, size_t size)
 {
 	if (where == GP_WHERE_NONE)
 		return NULL;
@@ -28,7 +28,7 @@ static const char *key_where(const struct gp_ctconf *conf, enum gp_conf_where wh
  * A portable selection is resolved by gpu-hook at each start: not with caps, which name
  * GPUs by device minor, nor in Proxmox's mode devn, which runs no hook.
  */
-static int check_portable(const struct gp_ctconf *conf, enum gp_conf_where where)
+static int check_portable(const struct gp_ini *conf, enum gp_conf_where where)
 {
 	char line[sizeof(conf->path) + 16];
 
@@ -36,14 +36,14 @@ static int check_portable(const struct gp_ctconf *conf, enum gp_conf_where where
 		return 0;
 	if (strcmp(conf->mode, "devn") == 0)
 		return gp_error_at(
-		    -EINVAL, key_where(conf, where, conf->devices_line, line, sizeof(line)),
+		    -GP_EBADCONF, key_where(conf, where, conf->devices_line, line, sizeof(line)),
 		    "devices = %s takes whichever GPUs are free at each start, which "
 		    "gpu-hook decides, and mode devn runs no hook: use mode hook, or "
 		    "select the GPUs by UUID, index or PCI address",
 		    conf->devices);
 	if (conf->caps[0])
 		return gp_error_at(
-		    -EINVAL, key_where(conf, where, conf->caps_line, line, sizeof(line)),
+		    -GP_EBADCONF, key_where(conf, where, conf->caps_line, line, sizeof(line)),
 		    "caps = %s needs fixed GPUs (MIG caps name them by device minor, "
 		    "gpuM/giG/ciC), but devices = %s takes whichever are free at each "
 		    "start: select the GPUs by UUID, index or PCI address, or take caps "
@@ -52,7 +52,7 @@ static int check_portable(const struct gp_ctconf *conf, enum gp_conf_where where
 	return 0;
 }
 
-int gp_plan_for_chosen(const char *root, const struct gp_host *host, const struct gp_ctconf *conf,
+int gp_plan_for_chosen(const char *root, const struct gp_host *host, const struct gp_ini *conf,
 		       enum gp_conf_where where, const bool chosen[GP_MAX_GPUS],
 		       struct gp_plan *plan)
 {
@@ -68,7 +68,7 @@ int gp_plan_for_chosen(const char *root, const struct gp_host *host, const struc
 	return r;
 }
 
-int gp_plan_for_conf(const char *root, const struct gp_host *host, const struct gp_ctconf *conf,
+int gp_plan_for_conf(const char *root, const struct gp_host *host, const struct gp_ini *conf,
 		     enum gp_conf_where where, bool chosen[GP_MAX_GPUS], struct gp_plan *plan)
 {
 	char line[sizeof(conf->path) + 16];

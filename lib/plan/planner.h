@@ -8,7 +8,7 @@
 #include "host/host.h"
 #include "plan/plan.h"
 
-struct gp_ctconf;
+struct gp_ini;
 
 /* Where gp_plan_for_conf's refusals point: the caller's choice, as each said it before. */
 enum gp_conf_where {
@@ -19,17 +19,17 @@ enum gp_conf_where {
 /*
  * An ini's selection (conf->devices, conf->caps) against the host, through the host's
  * vendor (vendor.h): chosen[i] for host->gpus[i] (chosen may be NULL) and the plan of
- * a start. root is read for the nodes' modes. A refusal is said once: -EINVAL, or
+ * a start. root is read for the nodes' modes. A refusal is said once: -GP_EBADCONF, or
  * -E2BIG for more than GP_PLAN_MAX_NODES nodes.
  */
-int gp_plan_for_conf(const char *root, const struct gp_host *host, const struct gp_ctconf *conf,
+int gp_plan_for_conf(const char *root, const struct gp_host *host, const struct gp_ini *conf,
 		     enum gp_conf_where where, bool chosen[GP_MAX_GPUS], struct gp_plan *plan);
 
 /*
  * The same for GPUs already chosen (host->gpus[i] where chosen[i]; a portable selection's
- * at a start, lib/plan/alloc.c), with conf's caps and display nodes. 0, -EINVAL, -E2BIG, said.
+ * at a start, lib/plan/alloc.c), with conf's caps and display nodes. 0, -GP_EBADCONF, -E2BIG, said.
  */
-int gp_plan_for_chosen(const char *root, const struct gp_host *host, const struct gp_ctconf *conf,
+int gp_plan_for_chosen(const char *root, const struct gp_host *host, const struct gp_ini *conf,
 		       enum gp_conf_where where, const bool chosen[GP_MAX_GPUS],
 		       struct gp_plan *plan);
 

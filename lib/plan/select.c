@@ -23,10 +23,11 @@ bool gp_selection_is_portable(const char *spec)
 static int parse_count(const char *s, const char *spec, const char *where, unsigned int *count)
 {
 	if (gp_parse_uint(s, count) < 0)
-		return gp_error_at(-EINVAL, where, "\"%s\": \"%s\" is not a number of GPUs; %s",
-				   spec, s, portable_usage);
+		return gp_error_at(-GP_EBADCONF, where,
+				   "\"%s\": \"%s\" is not a number of GPUs; %s", spec, s,
+				   portable_usage);
 	if (*count == 0 || *count > GP_MAX_GPUS)
-		return gp_error_at(-EINVAL, where, "\"%s\" asks for %u GPUs; %s", spec, *count,
+		return gp_error_at(-GP_EBADCONF, where, "\"%s\" asks for %u GPUs; %s", spec, *count,
 				   portable_usage);
 	return 0;
 }
@@ -37,14 +38,14 @@ static int parse_model(const char *text, const char *spec, const char *where, st
 	size_t n = last ? (size_t)(last - text) : 0;
 
 	if (!last)
-		return gp_error_at(-EINVAL, where, "\"%s\" says no number of GPUs; %s", spec,
+		return gp_error_at(-GP_EBADCONF, where, "\"%s\" says no number of GPUs; %s", spec,
 				   portable_usage);
 	if (n == 0 || n >= sizeof(p->model) || memchr(text, ',', n) || memchr(text, ':', n))
-		return gp_error_at(-EINVAL, where, "\"%s\" names no model as TEXT; %s", spec,
+		return gp_error_at(-GP_EBADCONF, where, "\"%s\" names no model as TEXT; %s", spec,
 				   portable_usage);
 	for (size_t i = 0; i < n; i++)
 		if (text[i] <= ' ' || text[i] > '~')
-			return gp_error_at(-EINVAL, where, "\"%s\" names no model as TEXT; %s",
+			return gp_error_at(-GP_EBADCONF, where, "\"%s\" names no model as TEXT; %s",
 					   spec, portable_usage);
 	memcpy(p->model, text, n);
 	p->model[n] = '\0';
@@ -60,7 +61,7 @@ int gp_portable_parse(const char *spec, const char *where, struct gp_portable *p
 	snprintf(copy, sizeof(copy), "%s", spec);
 	s = gp_strtrim(copy);
 	if (strchr(s, ','))
-		return gp_error_at(-EINVAL, where,
+		return gp_error_at(-GP_EBADCONF, where,
 				   "\"%s\": any:N and model:TEXT:N stand alone, not with other "
 				   "selectors",
 				   s);
@@ -68,7 +69,7 @@ int gp_portable_parse(const char *spec, const char *where, struct gp_portable *p
 		return parse_count(s + 4, s, where, &p->count);
 	if (strncmp(s, "model:", 6) == 0)
 		return parse_model(s + 6, s, where, p);
-	return gp_error_at(-EINVAL, where, "\"%s\" is not a portable selection; %s", s,
+	return gp_error_at(-GP_EBADCONF, where, "\"%s\" is not a portable selection; %s", s,
 			   portable_usage);
 }
 

@@ -21,7 +21,7 @@ struct gp_portable {
 /* True when spec (blanks around it aside) is written as one: "any:..." or "model:...". */
 bool gp_selection_is_portable(const char *spec);
 
-/* Parses a portable selection: 0, or -EINVAL said after where (NULL for none). */
+/* Parses a portable selection: 0, or -GP_EBADCONF said after where (NULL for none). */
 int gp_portable_parse(const char *spec, const char *where, struct gp_portable *p);
 
 /* True when gpu may be one of p's: not excluded by the driver, its model matching. */

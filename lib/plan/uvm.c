@@ -84,7 +84,7 @@ int gp_uvm_check_conflict(const struct gp_uvm_plan *plan)
 		return 0;
 	if (plan->refuse) {
 		gp_error("%s", plan->why);
-		return -EPERM;
+		return -GP_EREFUSED;
 	}
 	gp_warn("%s; going on as [uvm] on_conflict = warn says", plan->why);
 	return 0;

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "host/hmm.h"
 #include "host/modules.h"
 
@@ -42,7 +42,7 @@ struct gp_uvm_plan {
 void gp_uvm_plan(enum gp_hmm_policy policy, enum gp_conflict on_conflict,
 		 const struct gp_modules *mods, const struct gp_hmm *hmm, struct gp_uvm_plan *plan);
 
-/* Says what a conflict means: -EPERM when it must stop the start, else a warning and 0. */
+/* Says what a conflict means: -GP_EREFUSED when it must stop the start, else a warning and 0. */
 int gp_uvm_check_conflict(const struct gp_uvm_plan *plan);
 
 /* One action as the modprobe command an admin would type. */

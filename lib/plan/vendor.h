@@ -19,21 +19,21 @@
 struct gp_vendor {
 	const char *name;
 	/*
-	 * Resolves a selector list against host->gpus: chosen[i] for host->gpus[i]. 0, -EINVAL.
-	 * A portable selection (alloc.h: any:N, model:TEXT:N) chooses every GPU it may take,
-	 * when there are enough: alloc.c takes N free ones of them at each start.
+	 * Resolves a selector list against host->gpus: chosen[i] for host->gpus[i]. 0,
+	 * -GP_EBADCONF. A portable selection (alloc.h: any:N, model:TEXT:N) chooses every GPU it
+	 * may take, when there are enough: alloc.c takes N free ones of them at each start.
 	 */
 	int (*select)(const char *spec, const struct gp_host *host, const char *where,
 		      bool chosen[GP_MAX_GPUS]);
 	/*
 	 * The plan of a start: the chosen GPUs' nodes, the ones they need besides, and those
-	 * caps names (root is read for their modes). 0, -EINVAL, -E2BIG.
+	 * caps names (root is read for their modes). 0, -GP_EBADCONF, -E2BIG.
 	 */
 	int (*plan)(const char *root, const struct gp_host *host, const bool chosen[GP_MAX_GPUS],
 		    const char *caps, const char *where, struct gp_plan *plan);
 	/*
 	 * The nodes a container given the graphics or display capability needs besides
-	 * (NVIDIA: nvidia-modeset). 0, -EINVAL (said after where: the driver part is
+	 * (NVIDIA: nvidia-modeset). 0, -GP_EBADCONF (said after where: the driver part is
 	 * missing), -E2BIG.
 	 */
 	int (*plan_display)(const char *root, const struct gp_host *host, const char *where,

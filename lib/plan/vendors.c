@@ -18,7 +18,7 @@ const struct gp_vendor *gp_vendor_nth(size_t i)
 	return i < GP_ARRAY_SIZE(vendors) ? vendors[i] : NULL;
 }
 
-bool gp_node_name_is_valid(const char *name)
+bool gp_devnode_name_is_valid(const char *name)
 {
 	const struct gp_vendor *vendor;
 

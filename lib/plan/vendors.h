@@ -18,6 +18,6 @@ const struct gp_vendor *gp_vendor_for_host(const struct gp_host *host);
 const struct gp_vendor *gp_vendor_nth(size_t i);
 
 /* True when name is one that some vendor's plan may hold (vendor.h), nothing else. */
-bool gp_node_name_is_valid(const char *name);
+bool gp_devnode_name_is_valid(const char *name);
 
 #endif

@@ -11,7 +11,7 @@
 #include "base/util.h"
 #include "config/applied.h"
 #include "config/cfglines.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "config/lxcconf.h"
 #include "host/host.h"
 #include "plan/alloc.h"
@@ -66,13 +66,13 @@ static int write_checked(char *path, char *text, struct gp_inject *inj)
 			 text);
 		free(path);
 		free(text);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	return write_state(path, text);
 }
 
 /* The driver's files this start injects, when the ini asks for them. */
-static int write_injection(const char *root, const char *name, const struct gp_ctconf *conf,
+static int write_injection(const char *root, const char *name, const struct gp_ini *conf,
 			   const char *version)
 {
 	struct gp_inject *inj;
@@ -188,14 +188,14 @@ static int check_rules(const struct config_scan *s, const char *path)
 		gp_error("take such lines out with \"gpu-provision adopt %s\" (--dry-run first): "
 			 "gpu-hook gives those nodes",
 			 s->name);
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	if (!s->rules.deny_all)
 		gp_warn("the container denies no device (no \"%s.deny = a\"): it can open every "
 			"GPU of the host; include LXC's common.conf to confine it",
 			s->prefix);
 	for (size_t i = 0; i < s->plan->n; i++) {
-		const struct gp_node *n = &s->plan->nodes[i];
+		const struct gp_devnode *n = &s->plan->nodes[i];
 
 		if (gp_cg_rules_allow(&s->rules, n))
 			continue;
@@ -229,7 +229,7 @@ static int check_config(const char *path, enum gp_cg_layout layout, const struct
 	};
 	r = gp_lxcconf_walk(path, scan_line, s);
 	if (r < 0 && r != -E2BIG) /* past the cap is said where it is found */
-		gp_error("Failed to read the container config \"%s\": %s", path, strerror(-r));
+		gp_error("Failed to read the container config \"%s\": %s", path, gp_strerror(-r));
 	if (r == 0)
 		r = check_rules(s, path);
 	*idmapped = s->idmapped;
@@ -315,7 +315,7 @@ static int check_applied_majors(const char *root, const char *confdir, const cha
 		    name);
 		bad++;
 	}
-	return r < 0 ? r : bad ? -EPERM : 0;
+	return r < 0 ? r : bad ? -GP_EBADCONF : 0;
 }
 
 /* No ini: on Proxmox VE, say the node and where the cluster keeps it. */
@@ -352,7 +352,7 @@ static int set_owner(struct gp_plan *plan)
 }
 
 /* Device rules for every GPU a portable selection may get: each one a mknod away. */
-static void warn_privileged(const char *name, const struct gp_ctconf *conf)
+static void warn_privileged(const char *name, const struct gp_ini *conf)
 {
 	gp_warn("%s is privileged and devices = %s takes whichever GPUs are free, so its "
 		"device rules allow every GPU it may get: it can make their nodes and open "
@@ -388,8 +388,7 @@ static struct config_scan *rules_of(const char *path, const char *root, const ch
 }
 
 static int plan_start(const char *root, const char *confdir, const char *name,
-		      const struct gp_ctconf *conf, const struct gp_host *host,
-		      const char *lxc_config)
+		      const struct gp_ini *conf, const struct gp_host *host, const char *lxc_config)
 {
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
 	_cleanup_free_ struct config_scan *scan = NULL;
@@ -410,7 +409,7 @@ static int plan_start(const char *root, const char *confdir, const char *name,
 		r = gp_nodes_ensure(root, plan, host->params.modify != 0, false);
 	if (r == 0 && !lxc_config) {
 		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
-		r = -EINVAL;
+		r = -GP_EBADCONF;
 	}
 	if (r == 0)
 		r = check_applied_majors(root, confdir, name, &host->majors, plan);
@@ -426,7 +425,7 @@ static int plan_start(const char *root, const char *confdir, const char *name,
 
 /* The host is read once per start; again only when the policy loaded a module. */
 static int prepare_host(const char *root, const char *confdir, const char *name,
-			const struct gp_ctconf *conf, const char *lxc_config)
+			const struct gp_ini *conf, const char *lxc_config)
 {
 	unsigned int parts = conf->caps[0] ? GP_HOST_MIG : 0;
 	struct gp_host host;
@@ -446,17 +445,17 @@ static int prepare_host(const char *root, const char *confdir, const char *name,
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 		      const char *lxc_config)
 {
-	struct gp_ctconf conf, host;
+	struct gp_ini conf, host;
 	int r;
 
-	r = gp_ctconf_load(root, confdir, name, &conf);
+	r = gp_ini_load(root, confdir, name, &conf);
 	if (r == -ENOENT)
 		say_no_ini(root, confdir, name);
 	if (r == 0)
 		r = gp_hostconf_load(confdir, &host);
 	if (r < 0)
-		return -EINVAL;
-	gp_ctconf_merge_host(&conf, &host);
+		return -GP_EBADCONF;
+	gp_ini_merge_host(&conf, &host);
 	r = prepare_host(root, confdir, name, &conf, lxc_config);
 	/* LXC runs no post-stop for a start its pre-start refused: nothing of it stays. */
 	if (r < 0)
@@ -472,11 +471,11 @@ static int read_plan(const char *root, const char *name, struct gp_plan *plan)
 	if (!path)
 		return -ENOMEM;
 	r = gp_plan_read(path, plan);
-	if (r == -EINVAL)
+	if (r == -GP_EBADCONF)
 		gp_error("the plan \"%s\" is damaged; restart the container", path);
 	else if (r < 0)
 		gp_error("Failed to read the plan \"%s\": %s (did the pre-start hook run?)", path,
-			 strerror(-r));
+			 gp_strerror(-r));
 	return r;
 }
 
@@ -498,7 +497,7 @@ static int inject(void *arg)
 	r = gp_inject_read(path, inj);
 	if (r == -ENOENT)
 		return 0;
-	if (r == -EINVAL) {
+	if (r == -GP_EBADCONF) {
 		gp_error("\"%s\" is damaged; restart the container", path);
 		return r;
 	}
@@ -515,7 +514,7 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 
 	if (!rootfs || rootfs[0] != '/') {
 		gp_error("LXC_ROOTFS_MOUNT is not set: gpu-hook must be run by LXC");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	r = read_plan(root, name, &plan);
 	if (r < 0)

@@ -12,7 +12,7 @@
  * (alloc.c: under the allocation lock, a portable selection among those no other
  * running container holds), makes the host nodes, checks the container's device rules
  * (from its LXC config file) and writes the plan, owned by the hook's parent (LXC's
- * monitor). Returns 0, -EINVAL for a configuration to fix, another -errno otherwise;
+ * monitor). Returns 0, -GP_EBADCONF for a configuration to fix, another -errno otherwise;
  * a refused start leaves no plan.
  */
 int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
@@ -21,11 +21,12 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
 /*
  * The [uvm] policy at pre-start, on the host as read for this start: nothing when the
  * modules are as it wants; else the change made by gpu-provision prepare, checked, and
- * host read again (with parts) since majors may be new. 0, or -EPERM to refuse the start.
+ * host read again (with parts) since majors may be new. 0, or -GP_EREFUSED to refuse the
+ * start.
  */
-struct gp_ctconf;
-int gp_hook_uvm(const char *root, const char *confdir, const char *name,
-		const struct gp_ctconf *conf, struct gp_host *host, unsigned int parts);
+struct gp_ini;
+int gp_hook_uvm(const char *root, const char *confdir, const char *name, const struct gp_ini *conf,
+		struct gp_host *host, unsigned int parts);
 
 /* autodev or mount, in the container's mount namespace: binds the plan's nodes. */
 int gp_hook_mount(const char *root, const char *name, const char *rootfs);
@@ -34,7 +35,7 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs);
 int gp_hook_post_stop(const char *root, const char *name);
 
 /*
- * One walk of the LXC config at path (container name, host under root): -EINVAL when it
+ * One walk of the LXC config at path (container name, host under root): -GP_EBADCONF when it
  * binds a planned node itself (a recipe's lxc.mount.entry, each named with its file:line,
  * on Proxmox the line of /etc/pve/lxc/<name>.conf); else -EACCES when its rules do not let
  * the container open every planned node, each missing rule named. 0 when all is well.

@@ -21,8 +21,8 @@
 #include "plan/uvm.h"
 #include "start/hook.h"
 
-static void plan_modules_at_start(const char *root, const struct gp_ctconf *conf,
-				  struct gp_host *host, struct gp_uvm_plan *plan)
+static void plan_modules_at_start(const char *root, const struct gp_ini *conf, struct gp_host *host,
+				  struct gp_uvm_plan *plan)
 {
 	struct gp_modules mods;
 	struct gp_hmm hmm;
@@ -56,7 +56,7 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	gp_program_path("gpu-provision", GP_SBINDIR, found, sizeof(found));
 	/* It runs as root from here, at a start: held to the hook's own rule. */
 	if (gp_trust_program(found, prog, sizeof(prog)) < 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	argv[argc++] = prog;
 	if (root) {
 		argv[argc++] = (char *)"--root";
@@ -72,7 +72,7 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	/* Its output comes back through us: it never holds LXC's pipe to this hook. */
 	r = gp_child_start(&c, &o, gp_child_exec, argv);
 	if (r < 0) {
-		gp_error("Failed to run \"%s\": %s", prog, strerror(-r));
+		gp_error("Failed to run \"%s\": %s", prog, gp_strerror(-r));
 		return -EIO;
 	}
 	gp_child_wait(&c);
@@ -86,8 +86,8 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	return r;
 }
 
-int gp_hook_uvm(const char *root, const char *confdir, const char *name,
-		const struct gp_ctconf *conf, struct gp_host *host, unsigned int parts)
+int gp_hook_uvm(const char *root, const char *confdir, const char *name, const struct gp_ini *conf,
+		struct gp_host *host, unsigned int parts)
 {
 	struct gp_uvm_plan plan;
 	char text[160];
@@ -114,5 +114,5 @@ int gp_hook_uvm(const char *root, const char *confdir, const char *name,
 	gp_error("nvidia_uvm is still not as the [uvm] policy wants (disable_hmm = %s)%s",
 		 gp_hmm_policy_name(conf->disable_hmm),
 		 root ? ": under --root modules are not loaded, only planned" : "");
-	return -EPERM;
+	return -GP_EREFUSED;
 }

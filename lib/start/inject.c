@@ -131,7 +131,7 @@ static int check_capabilities(const char *root, unsigned int caps, const struct 
 				 "capabilities",
 				 gp_capability_name(c), gp_root_is_host(root) ? "" : root,
 				 inj->version, gp_capability_name(c), gp_capability_name(c));
-	return lacking ? -EINVAL : 0;
+	return lacking ? -GP_EBADCONF : 0;
 }
 
 /* Every file held to the owner rule: the first that fails is named in inj->untrusted. */
@@ -165,14 +165,14 @@ int gp_inject_select(const char *root, const char *version, unsigned int caps,
 		gp_error("the NVIDIA kernel module's version is unknown (no "
 			 "/proc/driver/nvidia/version): load the driver before a start that "
 			 "injects its user space");
-		return -EINVAL;
+		return -GP_EBADCONF;
 	}
 	snprintf(inj->version, sizeof(inj->version), "%s", version);
 	r = gp_userspace_discover(root, version, u);
 	if (r == 0 && !u->cache_found) {
 		gp_error("no %s/etc/ld.so.cache to find the driver's libraries in: run ldconfig",
 			 gp_root_is_host(root) ? "" : root);
-		r = -EINVAL;
+		r = -GP_EBADCONF;
 	}
 	caps = expand(caps);
 	if (r == 0)
@@ -245,17 +245,17 @@ static int parse_line(const char *line, struct gp_inject *inj)
 	if (strlen(line) < 4 || line[3] != ' ' ||
 	    sscanf(line, "%3s %127s %127s %255s%n", word, name, third, source, &used) != 4 ||
 	    line[used])
-		return -EINVAL;
+		return -GP_EBADCONF;
 	for (k = 0; k < GP_INJECT_KINDS && strcmp(word, kind_word[k]); k++)
 		;
 	if (k == GP_INJECT_KINDS || !name_is_valid(name) || source[0] != '/')
-		return -EINVAL;
+		return -GP_EBADCONF;
 	f->kind = (enum gp_inject_kind)k;
 	if (f->kind == GP_INJECT_LIB && strcmp(third, "-") &&
 	    (!name_is_valid(third) || strlen(third) >= sizeof(f->soname)))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (f->kind != GP_INJECT_LIB && !link_is_valid(third))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	if (f->kind == GP_INJECT_LIB)
 		snprintf(f->soname, sizeof(f->soname), "%.63s", strcmp(third, "-") ? third : "");
@@ -275,30 +275,30 @@ int gp_inject_parse(const char *buf, struct gp_inject *inj)
 
 	memset(inj, 0, sizeof(*inj));
 	if (strncmp(buf, HEADER, strlen(HEADER)) != 0)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	pos = buf + strlen(HEADER);
 	if (!gp_line_next(&pos, end, &at, &n) || n >= sizeof(line) || at + n == end)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	memcpy(line, at, n);
 	line[n] = '\0';
 	if (sscanf(line, "version %31s%n", inj->version, &used) != 1 || line[used] ||
 	    !name_is_valid(inj->version))
-		return -EINVAL;
+		return -GP_EBADCONF;
 	if (!gp_line_next(&pos, end, &at, &n) || n >= sizeof(line) || at + n == end)
-		return -EINVAL;
+		return -GP_EBADCONF;
 	memcpy(line, at, n);
 	line[n] = '\0';
 	if (sscanf(line, "ldconfig %255s %llu %llu%n", inj->ldconfig.path, &inj->ldconfig.dev,
 		   &inj->ldconfig.ino, &used) != 3 ||
 	    line[used] || inj->ldconfig.path[0] != '/')
-		return -EINVAL;
+		return -GP_EBADCONF;
 	while (gp_line_next(&pos, end, &at, &n)) {
 		if (at + n == end || n >= sizeof(line) || inj->n == GP_INJECT_MAX)
-			return -EINVAL;
+			return -GP_EBADCONF;
 		memcpy(line, at, n);
 		line[n] = '\0';
 		if (parse_line(line, inj) < 0)
-			return -EINVAL;
+			return -GP_EBADCONF;
 	}
 	return 0;
 }

@@ -52,7 +52,7 @@ struct gp_inject {
  * brings compute and display graphics, as libnvidia-container does) at version, and the
  * host's ldconfig. Files of another version are never taken and each is said. A
  * capability none of whose libraries the host has at version is refused with what to
- * install: -EINVAL. So is a file that, or a directory above which, is not root's or is
+ * install: -GP_EBADCONF. So is a file that, or a directory above which, is not root's or is
  * writable by group or others (lib/base/trust.c): every container given it could change it;
  * it is named in untrusted.
  */
@@ -62,14 +62,15 @@ int gp_inject_select(const char *root, const char *version, unsigned int caps,
 /* The capabilities of caps (as expanded) none of whose libraries inj holds. */
 unsigned int gp_inject_lacking(const struct gp_inject *inj, unsigned int caps);
 
-/* Serialises an injection as text (malloc'd) and parses it back strictly (-EINVAL). */
+/* Serialises an injection as text (malloc'd) and parses it back strictly (-GP_EBADCONF). */
 char *gp_inject_format(const struct gp_inject *inj);
 int gp_inject_parse(const char *buf, struct gp_inject *inj);
 
 /* The most an injection record holds. */
 #define GP_INJECT_FILE_MAX (64 * 1024)
 
-/* Reads the record at path: 0; the read's -errno, or -EINVAL for a damaged one; says nothing. */
+/* Reads the record at path: 0; the read's -errno, or -GP_EBADCONF for a damaged one; says nothing.
+ */
 int gp_inject_read(const char *path, struct gp_inject *inj);
 
 /*

@@ -118,7 +118,7 @@ static int refuse_musl(int rootfd, const char *rootfs)
 		 "NVIDIA's libraries do not run on: set \"inject = no\" under [driver] in its "
 		 "ini, or use a glibc distribution",
 		 rootfs);
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 /* Whether the cache u names the injected library f where it is injected. */
@@ -185,7 +185,7 @@ static int check_own_libraries(int rootfd, const struct gp_inject *inj, bool *re
 		 "the injected ones: remove the container's own driver packages, or set \"inject = "
 		 "no\" under [driver] in its ini",
 		 bad, bad == 1 ? "y" : "ies");
-	return -EINVAL;
+	return -GP_EBADCONF;
 }
 
 /* An empty directory to mount on: its files are not to be hidden. */
@@ -401,8 +401,9 @@ int gp_inject_mount(const char *root, const char *name, const char *rootfs,
 	if (r == 0 && !cached) {
 		r = check_own_libraries(rootfd, inj, &read, &cached);
 		if (r == 0 && !read)
-			r = gp_error_errno(-EINVAL, "the container's /etc/ld.so.cache cannot be "
-						    "read even as the host's ldconfig wrote it");
+			r = gp_error_errno(-GP_EBADCONF,
+					   "the container's /etc/ld.so.cache cannot be "
+					   "read even as the host's ldconfig wrote it");
 	}
 	undo_all(u, r == 0);
 	free(u);

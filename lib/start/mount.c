@@ -24,7 +24,7 @@ struct done {
 	bool mounted;
 };
 
-static int open_source(const char *root, const struct gp_node *n)
+static int open_source(const char *root, const struct gp_devnode *n)
 {
 	_cleanup_free_ char *rel = NULL, *path = NULL;
 	_cleanup_close_ int fd = -1;
@@ -59,7 +59,7 @@ static int open_dev(const char *rootfs)
 	if (fd < 0)
 		gp_error("\"%s/dev\" is not a plain directory inside the rootfs (%s): refusing to "
 			 "bind GPU nodes through it",
-			 rootfs, strerror(errno));
+			 rootfs, gp_strerror(errno));
 	return fd < 0 ? -errno : fd;
 }
 
@@ -81,7 +81,7 @@ static int open_parent(int devfd, const char *name, const char **base)
 	fd = gp_openat2(devfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
 	if (fd < 0)
 		gp_error("/dev/%s in the container is not a plain directory (%s): refusing", dir,
-			 strerror(errno));
+			 gp_strerror(errno));
 	return fd < 0 ? -errno : fd;
 }
 
@@ -113,7 +113,7 @@ refuse:
 		 "plain file or a device node, not a link, directory, socket, FIFO or mount point "
 		 "(a bind of the container's config, or another GPU hook? gpu-provision check "
 		 "names such lines)",
-		 name, strerror(errno));
+		 name, gp_strerror(errno));
 	return -errno;
 }
 
@@ -149,13 +149,13 @@ int gp_mount_undo_at(int dirfd, const char *name)
 static void undo(struct done *d)
 {
 	if (d->mounted && gp_mount_undo_at(d->dirfd, d->base) < 0)
-		gp_warn("Failed to undo the bind of /dev/%s: %s", d->base, strerror(errno));
+		gp_warn("Failed to undo the bind of /dev/%s: %s", d->base, gp_strerror(errno));
 	if (d->created)
 		unlinkat(d->dirfd, d->base, 0);
 	gp_closep(&d->dirfd);
 }
 
-static int bind_node(int devfd, const char *root, const struct gp_node *n, struct done *d)
+static int bind_node(int devfd, const char *root, const struct gp_devnode *n, struct done *d)
 {
 	_cleanup_close_ int srcfd = -1, tgtfd = -1;
 	const char *base;

@@ -13,7 +13,7 @@
  * Made under a temporary name and renamed into place: a concurrent start sees the old
  * node or the finished new one, never a missing or half-set one.
  */
-static int make_node(const char *path, const struct gp_node *n, bool dry_run)
+static int make_node(const char *path, const struct gp_devnode *n, bool dry_run)
 {
 	_cleanup_free_ char *tmp = NULL;
 	int r;
@@ -38,12 +38,12 @@ static int make_node(const char *path, const struct gp_node *n, bool dry_run)
 	if (r < 0) {
 		unlink(tmp);
 		gp_error("Failed to create \"%s\" (c %u:%u): %s", path, n->major, n->minor,
-			 strerror(-r));
+			 gp_strerror(-r));
 	}
 	return r;
 }
 
-static int ensure_one(const char *path, const struct gp_node *n, bool modify, bool dry_run)
+static int ensure_one(const char *path, const struct gp_devnode *n, bool modify, bool dry_run)
 {
 	struct stat st;
 

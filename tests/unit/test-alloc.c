@@ -12,7 +12,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "base/util.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "host/host.h"
 #include "plan/alloc.h"
 #include "plan/cgroup.h"
@@ -88,9 +88,9 @@ static void write_owned(const char *name, pid_t pid, unsigned long long start,
 	write_plan(name, text);
 }
 
-static void conf_of(struct gp_ctconf *conf, const char *devices)
+static void conf_of(struct gp_ini *conf, const char *devices)
 {
-	gp_ctconf_init(conf);
+	gp_ini_init(conf);
 	snprintf(conf->path, sizeof(conf->path), "/etc/gpu-provision/c9.ini");
 	snprintf(conf->devices, sizeof(conf->devices), "%s", devices);
 	conf->devices_line = 2;
@@ -101,7 +101,7 @@ static struct gp_log_capture said;
 
 static int alloc_plan(const char *devices, struct gp_plan *plan)
 {
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	int r;
 
 	conf_of(&conf, devices);
@@ -123,12 +123,12 @@ static void proc_stat_parse(void **state)
 	assert_int_equal(gp_parse_proc_stat(stat, &st, &start), 0);
 	assert_int_equal(st, 'S');
 	assert_true(start == 987654321ULL);
-	assert_int_equal(gp_parse_proc_stat("1234 (a) S 1 2 3", &st, &start), -EINVAL);
-	assert_int_equal(gp_parse_proc_stat("1234 a S 1 2 3", &st, &start), -EINVAL);
+	assert_int_equal(gp_parse_proc_stat("1234 (a) S 1 2 3", &st, &start), -GP_EBADCONF);
+	assert_int_equal(gp_parse_proc_stat("1234 a S 1 2 3", &st, &start), -GP_EBADCONF);
 	assert_int_equal(
 	    gp_parse_proc_stat("1 (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 x9", &st,
 			       &start),
-	    -EINVAL);
+	    -GP_EBADCONF);
 	/* This very process, read from the real /proc. */
 	assert_int_equal(gp_proc_start_time(getpid(), &start), 0);
 	assert_true(start == my_start);
@@ -188,7 +188,7 @@ static void zombie_owner_gone(void **state)
 static void proc_errors_classified(void **state)
 {
 	static const int gone[] = { -ENOENT, -ESRCH };
-	static const int unknown[] = { -EMFILE, -ENFILE, -ENOMEM, -EACCES, -EIO, -EINVAL };
+	static const int unknown[] = { -EMFILE, -ENFILE, -ENOMEM, -EACCES, -EIO, -GP_EBADCONF };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
@@ -234,7 +234,7 @@ static void owner_unreadable_holds(void **state)
 	assert_true(live);
 	assert_int_equal(warned.count, 1);
 	assert_non_null(strstr(warned.text, "\"/run/gpu-provision/a1.plan\""));
-	assert_non_null(strstr(warned.text, strerror(EMFILE)));
+	assert_non_null(strstr(warned.text, gp_strerror(EMFILE)));
 	assert_non_null(strstr(warned.text, "holds its GPUs as if a1 ran: if a1 is stopped, "
 					    "remove the plan"));
 	/* With descriptors again, the same owner runs, and a gone one is quietly gone. */
@@ -305,7 +305,7 @@ static void portable_parse(void **state)
 	assert_string_equal(p.model, "B200");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		gp_log_capture_start(&said);
-		if (gp_portable_parse(bad[i], "c9.ini:2", &p) != -EINVAL)
+		if (gp_portable_parse(bad[i], "c9.ini:2", &p) != -GP_EBADCONF)
 			fail_msg("took \"%s\"", bad[i]);
 		gp_log_capture_stop(&said);
 		assert_int_equal(said.count, 1); /* each refusal said, after the ini's line */
@@ -391,7 +391,7 @@ static void write_ini(const char *name, const char *devices)
 /* A start of c9 with its ini in root's confdir, beside the holders' inis. */
 static int alloc_beside(const char *devices, struct gp_plan *plan)
 {
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	int r;
 
 	conf_of(&conf, devices);
@@ -480,7 +480,8 @@ static void started_with_record_only(void **state)
 	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), -ENODEV);
 	assert_non_null(strstr(why, "records GPUs this host lacks"));
 	write_plan("c9", "gpu-provision-plan 2\nowner x\n");
-	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)),
+			 -GP_EBADCONF);
 	write_owned("c9", getpid(), my_start, g2, 1);
 	assert_int_equal(gp_alloc_started_with(root, "c9", &b200, p, c, why, sizeof(why)), 0);
 	assert_true(c[2] && !c[0] && !c[1] && !c[3]);
@@ -554,7 +555,7 @@ static void refusal_names_the_node(void **state)
 	sh("mkdir -p %s/etc/pve/lxc %s/etc/pve/nodes/pve2 && ln -s nodes/pve2 %s/etc/pve/local",
 	   root, root, root);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(alloc_plan(cases[i].devices, p), -EINVAL);
+		assert_int_equal(alloc_plan(cases[i].devices, p), -GP_EBADCONF);
 		assert_int_equal(said.count, 1);
 		if (!strstr(said.text, cases[i].why))
 			fail_msg("\"%s\": \"%s\" not in \"%s\"", cases[i].devices, cases[i].why,
@@ -657,7 +658,7 @@ static void covered_gpus_first(void **state)
 {
 	struct gp_plan *p = malloc(sizeof(*p));
 	struct gp_cg_rules rules = { .deny_all = true };
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 
 	(void)state;
 	assert_non_null(p);

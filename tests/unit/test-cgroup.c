@@ -4,6 +4,7 @@
 
 #include "config/lxcconf.h"
 #include "plan/cgroup.h"
+#include "base/error.h"
 
 static const char hybrid[] =
     "35 25 0:30 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
@@ -79,23 +80,23 @@ static void rule_parse(void **state)
 	assert_int_equal(gp_cg_rule_parse("c *:* m", &r), 0);
 	assert_false(r.r);
 	assert_int_equal(gp_cg_rule_parse("a", &r), 0);
-	assert_int_equal(gp_cg_rule_parse("x 1:1 rwm", &r), -EINVAL);
-	assert_int_equal(gp_cg_rule_parse("c 19x:1 rwm", &r), -EINVAL);
-	assert_int_equal(gp_cg_rule_parse("c -1:0 rwm", &r), -EINVAL);
-	assert_int_equal(gp_cg_rule_parse("c 195:-1 rwm", &r), -EINVAL);
-	assert_int_equal(gp_cg_rule_parse("cc 195:0 rwm", &r), -EINVAL);
-	assert_int_equal(gp_cg_rule_parse("c 195", &r), -EINVAL);
+	assert_int_equal(gp_cg_rule_parse("x 1:1 rwm", &r), -GP_EBADCONF);
+	assert_int_equal(gp_cg_rule_parse("c 19x:1 rwm", &r), -GP_EBADCONF);
+	assert_int_equal(gp_cg_rule_parse("c -1:0 rwm", &r), -GP_EBADCONF);
+	assert_int_equal(gp_cg_rule_parse("c 195:-1 rwm", &r), -GP_EBADCONF);
+	assert_int_equal(gp_cg_rule_parse("cc 195:0 rwm", &r), -GP_EBADCONF);
+	assert_int_equal(gp_cg_rule_parse("c 195", &r), -GP_EBADCONF);
 }
 
-static struct gp_node node(unsigned int major, unsigned int minor)
+static struct gp_devnode node(unsigned int major, unsigned int minor)
 {
-	return (struct gp_node){ .name = "n", .major = major, .minor = minor };
+	return (struct gp_devnode){ .name = "n", .major = major, .minor = minor };
 }
 
 static void common_conf_then_ours(void **state)
 {
 	struct gp_cg_rules *rules = calloc(1, sizeof(*rules));
-	struct gp_node n0 = node(195, 0), n1 = node(195, 1), uvm = node(238, 0);
+	struct gp_devnode n0 = node(195, 0), n1 = node(195, 1), uvm = node(238, 0);
 	const char *p = "lxc.cgroup2.devices";
 
 	(void)state;
@@ -114,12 +115,13 @@ static void common_conf_then_ours(void **state)
 	/* A later specific deny wins over an allow. */
 	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.deny", "c 195:0 rwm"), 0);
 	assert_false(gp_cg_rules_allow(rules, &n0));
-	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.allow", "bad"), -EINVAL);
+	assert_int_equal(gp_cg_rules_add(rules, p, "lxc.cgroup2.devices.allow", "bad"),
+			 -GP_EBADCONF);
 	free(rules);
 }
 
 /* One rule list: deny a, then the given allow lines; can the container open n? */
-static bool allowed_by(const char *allow, const char *deny, struct gp_node n)
+static bool allowed_by(const char *allow, const char *deny, struct gp_devnode n)
 {
 	struct gp_cg_rules *rules = calloc(1, sizeof(*rules));
 	const char *p = "lxc.cgroup2.devices";
@@ -138,7 +140,7 @@ static bool allowed_by(const char *allow, const char *deny, struct gp_node n)
 /* Opening a GPU needs read and write: an allow without either does not give it. */
 static void access_of_a_rule(void **state)
 {
-	struct gp_node n0 = node(195, 0);
+	struct gp_devnode n0 = node(195, 0);
 
 	(void)state;
 	assert_true(allowed_by("c 195:0 rw", NULL, n0));
@@ -162,7 +164,7 @@ static void access_of_a_rule(void **state)
 static void what_counts_as_a_rule(void **state)
 {
 	struct gp_cg_rules *rules = calloc(1, sizeof(*rules));
-	struct gp_node n0 = node(195, 0);
+	struct gp_devnode n0 = node(195, 0);
 	const char *p = "lxc.cgroup.devices";
 
 	(void)state;

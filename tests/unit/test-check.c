@@ -492,7 +492,7 @@ static void missing_container(void **state)
 	silence(false);
 	assert_int_equal(init, 0);
 	assert_int_equal(absent, -ENOENT);
-	assert_int_equal(broken, -EINVAL);
+	assert_int_equal(broken, -GP_EBADCONF);
 	gp_check_ctx_free(&ctx);
 	cleanup();
 }

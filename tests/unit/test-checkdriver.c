@@ -11,7 +11,7 @@
 
 #include "base/util.h"
 #include "check/check.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "ids.h"
 
 static char root[128], rootfs[160];
@@ -50,15 +50,15 @@ static int teardown(void **state)
 static const struct gp_findings *run(const char *caps, const char *mode, bool inject)
 {
 	struct gp_check_ctx ctx;
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	struct gp_log_capture quiet;
 
 	memset(&found, 0, sizeof(found));
-	gp_ctconf_init(&conf);
+	gp_ini_init(&conf);
 	snprintf(conf.path, sizeof(conf.path), "101.ini");
 	snprintf(conf.mode, sizeof(conf.mode), "%s", mode);
-	assert_int_equal(gp_ctconf_set(&conf, "driver", "inject", inject ? "yes" : "no", "t"), 0);
-	assert_int_equal(gp_ctconf_set(&conf, "driver", "capabilities", caps, "t"), 0);
+	assert_int_equal(gp_ini_set(&conf, "driver", "inject", inject ? "yes" : "no", "t"), 0);
+	assert_int_equal(gp_ini_set(&conf, "driver", "capabilities", caps, "t"), 0);
 	gp_log_capture_start(&quiet);
 	assert_int_equal(gp_check_ctx_init(&ctx, root, "/nonexistent", NULL, false), 0);
 	gp_check_driver(&ctx, "101", &conf, rootfs, &found);

@@ -80,11 +80,11 @@ static void inventory_of(const char *fixture, const char *node, const char *defa
 {
 	char dir[256];
 	struct gp_host_state s;
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 
 	snprintf(dir, sizeof(dir), "%s/%s", FIXTURES, fixture);
 	assert_int_equal(gp_host_state_read(dir, 0, &s), 0);
-	assert_int_equal(gp_ctconf_parse_as(defaults, "defaults", GP_CONF_HOST, &conf), 0);
+	assert_int_equal(gp_ini_parse_as(defaults, "defaults", GP_CONF_HOST, &conf), 0);
 	gp_node_inv_from_state(node, &s, &conf, 1760000000, inv);
 	gp_host_state_free(&s);
 }
@@ -145,7 +145,7 @@ static void inventory_round_trip(void **state)
 	assert_int_equal(back.on_conflict, GP_CONFLICT_REFUSE);
 	assert_int_equal(back.inject, GP_INJECT_YES);
 	/* A file under another node's name is refused: each node writes its own. */
-	assert_int_equal(gp_node_inv_parse(buf, "A", &back, why, sizeof(why)), -EINVAL);
+	assert_int_equal(gp_node_inv_parse(buf, "A", &back, why, sizeof(why)), -GP_EBADCONF);
 	assert_non_null(strstr(why, "not the file's name"));
 	free(buf);
 	/* Where the cluster filesystem refuses (here: gpu-provision is no directory), a warning. */
@@ -179,37 +179,37 @@ static void inventory_refusals(void **state)
 
 	(void)state;
 	assert_int_equal(parse(good), 0);
-	assert_int_equal(parse("not json"), -EINVAL);
-	assert_int_equal(parse("[]"), -EINVAL);
+	assert_int_equal(parse("not json"), -GP_EBADCONF);
+	assert_int_equal(parse("[]"), -GP_EBADCONF);
 	/* Other drivers' majors: required, each a major. */
 	for (size_t i = 0; i < sizeof(bad_majors) / sizeof(bad_majors[0]); i++) {
 		snprintf(text, sizeof(text),
 			 "{%s\"format\":1,\"node\":\"A\",\"written\":1,\"driver\":"
 			 "{\"loaded\":false},\"gpus\":[]}",
 			 bad_majors[i]);
-		if (parse(text) != -EINVAL)
+		if (parse(text) != -GP_EBADCONF)
 			fail_msg("accepted %s", text);
 	}
 	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
 			       "tered\":[]},\"gpus\":[]}"),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
 			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "false},\"gpus\":{}}"),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
 			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "true},\"gpus\":[{\"index\":99,\"minor\":0,\"pci\":\"x\",\"uuid\":"
 			       "\"GPU-1\"}]}"),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
 			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "true,\"version\":\"5\\u0007\"},\"gpus\":[]}"),
-			 -EINVAL); /* a control character */
+			 -GP_EBADCONF); /* a control character */
 	assert_int_equal(parse("{\"format\":1,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
 			       "tered\":[]},\"driver\":{\"loaded\":"
 			       "false},\"gpus\":[],\"policy\":{\"disable_hmm\":\"maybe\"}}"),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	/* A newer format's fields that this code does not know are left alone. */
 	assert_int_equal(parse("{\"format\":2,\"node\":\"A\",\"written\":1,\"majors\":{\"regis"
 			       "tered\":[]},\"driver\":{\"loaded\":"
@@ -269,8 +269,8 @@ static void selections(void **state)
 	/* N is 1 to 64, as lib/plan/alloc.c reads it: 65 is no count of GPUs, not merely too many.
 	 */
 	assert_int_equal(judge("any:64", &node_b, why), 1);
-	assert_int_equal(judge("any:65", &node_b, why), -EINVAL);
-	assert_int_equal(judge("model:B200:65", &node_b, why), -EINVAL);
+	assert_int_equal(judge("any:65", &node_b, why), -GP_EBADCONF);
+	assert_int_equal(judge("model:B200:65", &node_b, why), -GP_EBADCONF);
 	/* Each reason, "; "-joined. */
 	assert_int_equal(judge("5,3", &node_a, why), 1);
 	assert_string_equal(why, "index 5: A has GPU 0 only; index 3: A has GPU 0 only");
@@ -281,13 +281,13 @@ static void selections(void **state)
 	assert_int_equal(judge("any:8", &node_b, why), 1);
 	assert_int_equal(judge("any:7", &node_b, why), 0);
 	/* What lib/plan/alloc.c would refuse, and what this judgement does not know, is said. */
-	assert_int_equal(judge("0,any:1", &node_a, why), -EINVAL);
-	assert_int_equal(judge("any:1,0", &node_a, why), -EINVAL);
+	assert_int_equal(judge("0,any:1", &node_a, why), -GP_EBADCONF);
+	assert_int_equal(judge("any:1,0", &node_a, why), -GP_EBADCONF);
 	assert_non_null(strstr(why, "stand alone"));
-	assert_int_equal(judge("model:H200", &node_a, why), -EINVAL); /* no count */
-	assert_int_equal(judge("any:0", &node_a, why), -EINVAL);
-	assert_int_equal(judge("MIG-1234", &node_a, why), -EINVAL);
-	assert_int_equal(judge(" , ", &node_a, why), -EINVAL);
+	assert_int_equal(judge("model:H200", &node_a, why), -GP_EBADCONF); /* no count */
+	assert_int_equal(judge("any:0", &node_a, why), -GP_EBADCONF);
+	assert_int_equal(judge("MIG-1234", &node_a, why), -GP_EBADCONF);
+	assert_int_equal(judge(" , ", &node_a, why), -GP_EBADCONF);
 }
 
 static void versions(void **state)
@@ -305,7 +305,7 @@ static void ct_of(struct gp_cluster_ct *ct, const char *node, const char *ini)
 	memset(ct, 0, sizeof(*ct));
 	snprintf(ct->id, sizeof(ct->id), "101");
 	snprintf(ct->node, sizeof(ct->node), "%s", node);
-	assert_int_equal(gp_ctconf_parse(ini, "101.ini", &ct->conf), 0);
+	assert_int_equal(gp_ini_parse(ini, "101.ini", &ct->conf), 0);
 }
 
 static enum gp_start on(const struct gp_cluster_ct *ct, const struct gp_node_inv *home,
@@ -401,7 +401,7 @@ static void rrd(void **state)
 	assert_int_equal(gp_rrd_state(dump, sizeof(dump), "103", 1030, state_, sizeof(state_)),
 			 -ESTALE);
 	assert_int_equal(gp_rrd_state(dump, sizeof(dump), "104", 1030, state_, sizeof(state_)),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(gp_rrd_state(dump, sizeof(dump), "105", 1030, state_, sizeof(state_)),
 			 -ENOENT); /* 1050 is another guest */
 	assert_int_equal(gp_rrd_state(dump, sizeof(dump), "106", 1030, state_, sizeof(state_)),
@@ -617,7 +617,7 @@ static void cluster_read(void **state)
 	assert_int_equal(c.nodes[0].status, -ENOENT);
 	assert_int_equal(c.ncts, 3);
 	assert_string_equal(c.cts[0].id, "101");
-	assert_int_equal(c.cts[0].ini_status, -EINVAL);
+	assert_int_equal(c.cts[0].ini_status, -GP_EBADCONF);
 	assert_non_null(strstr(c.cts[0].ini_error, "unknown key"));
 	assert_string_equal(c.cts[1].id, "999");
 	assert_string_equal(c.cts[2].id, "1000");

@@ -13,7 +13,7 @@
 #include <limits.h>
 
 #include "base/util.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "diagnose/deep.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/diagnosedeep.h"
@@ -164,7 +164,7 @@ static void host_gpu(unsigned int minor, const char *pci, const char *uuid)
 
 static void plan_node(const char *name, unsigned int major, unsigned int minor)
 {
-	struct gp_node *n = &w.plan.nodes[w.plan.n++];
+	struct gp_devnode *n = &w.plan.nodes[w.plan.n++];
 
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->major = major;
@@ -333,7 +333,7 @@ static void refuses_bad_deep_lines(void **state)
 		b.len = 0;
 		assert_int_equal(gp_buf_printf(&b, "%s%s\nend\n", head, bad[i]), 0);
 		memset(&w.r, 0, sizeof(w.r));
-		if (gp_probe_parse(b.data, &w.r) != -EINVAL)
+		if (gp_probe_parse(b.data, &w.r) != -GP_EBADCONF)
 			fail_msg("accepted case %zu: %s", i, bad[i]);
 		assert_int_equal(w.r.bad_lineno, HEAD_LINES + 1);
 		assert_int_equal(w.r.nsteps, 0);
@@ -372,7 +372,7 @@ static void refuses_a_step_time_past_range(void **state)
 		b.len = 0;
 		assert_int_equal(gp_buf_printf(&b, "%s%s\nend\n", head, bad[i]), 0);
 		memset(&w.r, 0, sizeof(w.r));
-		if (gp_probe_parse(b.data, &w.r) != -EINVAL)
+		if (gp_probe_parse(b.data, &w.r) != -GP_EBADCONF)
 			fail_msg("accepted case %zu: %s", i, bad[i]);
 		assert_int_equal(w.r.bad_lineno, HEAD_LINES + 1);
 		assert_int_equal(w.r.nsteps, 0);
@@ -398,7 +398,7 @@ static void at_most_max_steps(void **state)
 	b.len -= strlen("end\n");
 	assert_int_equal(gp_buf_printf(&b, "deep nvml - uuid 0 NVML_SUCCESS 0.1 -\nend\n"), 0);
 	memset(&w.r, 0, sizeof(w.r));
-	assert_int_equal(gp_probe_parse(b.data, &w.r), -EINVAL);
+	assert_int_equal(gp_probe_parse(b.data, &w.r), -GP_EBADCONF);
 	assert_int_equal(w.r.nsteps, GP_PROBE_MAX_STEPS);
 	assert_int_equal(w.r.bad_lineno, HEAD_LINES + GP_PROBE_MAX_STEPS + 1);
 	gp_buf_free(&b);
@@ -419,7 +419,7 @@ static void a_refused_count_is_not_kept(void **state)
 		snprintf(buf, sizeof(buf), "gpu-probe 1\nstage cuinit\ncuinit 0 CUDA_SUCCESS\n%s\n",
 			 bad[i]);
 		memset(&w.r, 0, sizeof(w.r));
-		assert_int_equal(gp_probe_parse(buf, &w.r), -EINVAL);
+		assert_int_equal(gp_probe_parse(buf, &w.r), -GP_EBADCONF);
 		assert_int_equal(w.r.ndevices, 0);
 		assert_int_equal(w.r.bad_lineno, 4);
 		gp_deep_judge(&w.r, &w.d);
@@ -1159,28 +1159,25 @@ static void many_gpus_stay_bounded(void **state)
 /* [probe] deep: yes makes --deep the default, no and none do not; the host's is taken. */
 static void ini_probe_deep(void **state)
 {
-	struct gp_ctconf c, host;
+	struct gp_ini c, host;
 
 	(void)state;
-	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n[probe]\ndeep = yes\n", "ct.ini", &c),
+	assert_int_equal(gp_ini_parse("[gpu]\ndevices = 0\n[probe]\ndeep = yes\n", "ct.ini", &c),
 			 0);
 	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_YES);
 	assert_true(c.probe_deep_set);
-	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n[probe]\ndeep = no\n", "ct.ini", &c),
-			 0);
+	assert_int_equal(gp_ini_parse("[gpu]\ndevices = 0\n[probe]\ndeep = no\n", "ct.ini", &c), 0);
 	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
-	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n", "ct.ini", &c), 0);
+	assert_int_equal(gp_ini_parse("[gpu]\ndevices = 0\n", "ct.ini", &c), 0);
 	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
 	assert_false(c.probe_deep_set);
 	/* the host's default for a container that leaves it out, not for one that says no */
 	assert_int_equal(
-	    gp_ctconf_parse_as("[probe]\ndeep = yes\n", "gpu-provision.conf", GP_CONF_HOST, &host),
-	    0);
-	gp_ctconf_merge_host(&c, &host);
+	    gp_ini_parse_as("[probe]\ndeep = yes\n", "gpu-provision.conf", GP_CONF_HOST, &host), 0);
+	gp_ini_merge_host(&c, &host);
 	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_YES);
-	assert_int_equal(gp_ctconf_parse("[gpu]\ndevices = 0\n[probe]\ndeep = no\n", "ct.ini", &c),
-			 0);
-	gp_ctconf_merge_host(&c, &host);
+	assert_int_equal(gp_ini_parse("[gpu]\ndevices = 0\n[probe]\ndeep = no\n", "ct.ini", &c), 0);
+	gp_ini_merge_host(&c, &host);
 	assert_int_equal(c.probe_deep, GP_PROBE_DEEP_NO);
 }
 
@@ -1306,7 +1303,7 @@ static void capability_rows_checked(void **state)
 		memset(f, 0, sizeof(*f));
 		caps = (struct gp_probe_caps){ 0 };
 		if (gp_probe_json_take(bad[i], strlen(bad[i]), status, sizeof(status), f, &caps,
-				       why, sizeof(why)) != -EINVAL)
+				       why, sizeof(why)) != -GP_EBADCONF)
 			fail_msg("accepted case %zu: %s", i, bad[i]);
 		assert_null(caps.v);
 	}

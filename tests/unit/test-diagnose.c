@@ -28,7 +28,7 @@ static struct {
 
 static void plan_node(const char *name, unsigned int major, unsigned int minor)
 {
-	struct gp_node *n = &w.plan.nodes[w.plan.n++];
+	struct gp_devnode *n = &w.plan.nodes[w.plan.n++];
 
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->major = major;

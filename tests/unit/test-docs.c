@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gpu-provision.ini(5) against the key table of lib/config/ctconf.c, both ways. */
+/* gpu-provision.ini(5) against the key table of lib/config/ini.c, both ways. */
 #include "unit.h"
 
 #include "base/util.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 
 #define INI_PAGE FIXTURES "/../../man/gpu-provision.ini.5.scd"
 
@@ -48,7 +48,7 @@ static size_t page_entries(const char *text, struct entry *e, size_t max)
 /* Every key of the table has its entry under its section, with its default; and no other. */
 static void every_ini_key_is_in_the_page(void **state)
 {
-	const struct gp_ctconf_key *k;
+	const struct gp_ini_key *k;
 	struct entry e[32];
 	char *text = NULL;
 	size_t i, j, n;
@@ -56,7 +56,7 @@ static void every_ini_key_is_in_the_page(void **state)
 	(void)state;
 	assert_int_equal(gp_read_file(INI_PAGE, 1 << 20, &text, NULL), 0);
 	n = page_entries(text, e, 32);
-	for (i = 0; (k = gp_ctconf_key(i)); i++) {
+	for (i = 0; (k = gp_ini_key(i)); i++) {
 		for (j = 0; j < n; j++) {
 			if (!strcmp(e[j].section, k->section) && !strcmp(e[j].name, k->name))
 				break;
@@ -70,7 +70,7 @@ static void every_ini_key_is_in_the_page(void **state)
 	if (n != i)
 		fail_msg("gpu-provision.ini(5) has %zu keys, the table %zu", n, i);
 	/* the host's file: the page names each key it takes */
-	for (i = 0; (k = gp_ctconf_key(i)); i++) {
+	for (i = 0; (k = gp_ini_key(i)); i++) {
 		const char *host = strstr(text, "# THE HOST'S DEFAULTS");
 		char word[48];
 

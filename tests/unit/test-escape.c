@@ -7,6 +7,7 @@
 #include "base/escape.h"
 #include "diagnose/probejson.h"
 #include "diagnose/proberun.h"
+#include "base/error.h"
 
 static void control_bytes_are_escaped(void **state)
 {
@@ -36,7 +37,8 @@ static void a_refused_probe_line_is_kept_escaped(void **state)
 
 	(void)state;
 	assert_int_equal(
-	    gp_probe_parse("gpu-probe 1\nglibc 2.36\nlibcuda 1 /x\033[2J 1\nend\n", &r), -EINVAL);
+	    gp_probe_parse("gpu-probe 1\nglibc 2.36\nlibcuda 1 /x\033[2J 1\nend\n", &r),
+	    -GP_EBADCONF);
 	assert_int_equal(r.bad_lineno, 3);
 	assert_string_equal(r.bad_line, "libcuda 1 /x\\x1b[2J 1");
 }
@@ -85,7 +87,7 @@ static void mistyped_reports_are_refused(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
-		assert_int_equal(take(bad[i], &f, why), -EINVAL);
+		assert_int_equal(take(bad[i], &f, why), -GP_EBADCONF);
 		assert_int_equal(f.n, 0);
 		assert_true(why[0] != '\0');
 	}
@@ -98,7 +100,8 @@ static void an_unknown_id_is_quoted_escaped(void **state)
 
 	(void)state;
 	assert_int_equal(
-	    take("{\"status\":\"ok\",\"findings\":[{\"id\":\"x\\u001b[2J\"}]}", &f, why), -EINVAL);
+	    take("{\"status\":\"ok\",\"findings\":[{\"id\":\"x\\u001b[2J\"}]}", &f, why),
+	    -GP_EBADCONF);
 	assert_non_null(strstr(why, "x\\x1b[2J"));
 	assert_null(strchr(why, '\033'));
 }

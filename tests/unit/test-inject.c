@@ -57,7 +57,7 @@ static void strict(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < GP_ARRAY_SIZE(bad); i++)
-		if (gp_inject_parse(bad[i], inj) != -EINVAL)
+		if (gp_inject_parse(bad[i], inj) != -GP_EBADCONF)
 			fail_msg("accepted: %s", bad[i]);
 	free(inj);
 }

@@ -81,26 +81,27 @@ static void damaged_caches_refused(void **state)
 	(void)state;
 	assert_non_null(bad);
 	for (size_t cut = 0; cut < 48 + 24; cut++) /* every truncation of header and entry */
-		assert_int_equal(gp_ldcache_parse(buf, cut, &c), -EINVAL);
+		assert_int_equal(gp_ldcache_parse(buf, cut, &c), -GP_EBADCONF);
 	memcpy(bad, buf, len);
 	bad[17] = '2'; /* version 2.1 */
-	assert_int_equal(gp_ldcache_parse(bad, len, &c), -EINVAL);
+	assert_int_equal(gp_ldcache_parse(bad, len, &c), -GP_EBADCONF);
 	memcpy(bad, buf, len);
 	put32(bad + 20, 2); /* two entries where there is room for one */
-	assert_int_equal(gp_ldcache_parse(bad, len, &c), -EINVAL);
+	assert_int_equal(gp_ldcache_parse(bad, len, &c), -GP_EBADCONF);
 	memcpy(bad, buf, len);
 	put32(bad + 20, GP_LDCACHE_MAX_ENTRIES + 1);
 	assert_int_equal(gp_ldcache_parse(bad, len, &c), -E2BIG);
 	memcpy(bad, buf, len);
 	put32(bad + 48 + 4, (uint32_t)len); /* key past the end */
-	assert_int_equal(gp_ldcache_parse(bad, len, &c), -EINVAL);
+	assert_int_equal(gp_ldcache_parse(bad, len, &c), -GP_EBADCONF);
 	/* Cut right before the path's NUL: a string that does not end inside the buffer. */
 	at = memmem(buf, len, path, sizeof(path));
 	assert_non_null(at);
-	assert_int_equal(gp_ldcache_parse(buf, (size_t)(at - buf) + sizeof(path) - 1, &c), -EINVAL);
+	assert_int_equal(gp_ldcache_parse(buf, (size_t)(at - buf) + sizeof(path) - 1, &c),
+			 -GP_EBADCONF);
 	memcpy(bad, buf, len);
 	put32(bad + 48 + 8, 0); /* the value points at the magic: not an absolute path */
-	assert_int_equal(gp_ldcache_parse(bad, len, &c), -EINVAL);
+	assert_int_equal(gp_ldcache_parse(bad, len, &c), -GP_EBADCONF);
 	memcpy(bad, buf, len);
 	put32(bad + 48, 0x0003); /* an i386 entry: skipped, not refused */
 	assert_int_equal(gp_ldcache_parse(bad, len, &c), 0);

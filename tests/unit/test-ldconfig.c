@@ -132,7 +132,7 @@ static void refuses_a_dynamic_program(void **state)
 
 	(void)state;
 	vouch(&l, "/bin/true");
-	assert_int_equal(run(&l, &why), -EINVAL);
+	assert_int_equal(run(&l, &why), -GP_EBADCONF);
 	assert_non_null(strstr(why.text, "is no longer a static program"));
 }
 

@@ -91,9 +91,9 @@ static struct gp_plan plan_of(unsigned int uvm_major)
 {
 	struct gp_plan p = { .n = 3 };
 
-	p.nodes[0] = (struct gp_node){ .name = "nvidia0", .major = 195, .minor = 0 };
-	p.nodes[1] = (struct gp_node){ .name = "nvidiactl", .major = 195, .minor = 255 };
-	p.nodes[2] = (struct gp_node){ .name = "nvidia-uvm", .major = uvm_major, .minor = 1 };
+	p.nodes[0] = (struct gp_devnode){ .name = "nvidia0", .major = 195, .minor = 0 };
+	p.nodes[1] = (struct gp_devnode){ .name = "nvidiactl", .major = 195, .minor = 255 };
+	p.nodes[2] = (struct gp_devnode){ .name = "nvidia-uvm", .major = uvm_major, .minor = 1 };
 	return p;
 }
 

@@ -33,7 +33,8 @@ static void proc_modules_lines(void **state)
 	assert_string_equal(m.holders, "");
 	assert_int_equal(gp_parse_proc_modules(buf, "nvidia_drm", &m), 0);
 	assert_false(m.loaded);
-	assert_int_equal(gp_parse_proc_modules("nvidia_uvm garbage\n", "nvidia_uvm", &m), -EINVAL);
+	assert_int_equal(gp_parse_proc_modules("nvidia_uvm garbage\n", "nvidia_uvm", &m),
+			 -GP_EBADCONF);
 }
 
 static void options_last_one_counts(void **state)

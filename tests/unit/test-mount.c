@@ -209,7 +209,7 @@ static struct gp_plan plan_of(const char *a, const char *b)
 	const char *names[] = { a, b };
 
 	for (size_t i = 0; i < 2 && names[i]; i++) {
-		struct gp_node *n = &p.nodes[p.n++];
+		struct gp_devnode *n = &p.nodes[p.n++];
 
 		snprintf(n->name, sizeof(n->name), "%s", names[i]);
 		n->major = 1;

@@ -38,7 +38,7 @@ static struct gp_plan one_node(void)
 	struct gp_plan p = { .n = 1 };
 
 	p.nodes[0] =
-	    (struct gp_node){ .name = "nvidia-uvm", .major = 238, .minor = 0, .mode = 0666 };
+	    (struct gp_devnode){ .name = "nvidia-uvm", .major = 238, .minor = 0, .mode = 0666 };
 	return p;
 }
 
@@ -243,7 +243,7 @@ static void uninspectable_is_an_error(void **state)
 
 	(void)state;
 	p.nodes[0] =
-	    (struct gp_node){ .name = "nvidia-caps/nvidia-cap1", .major = 240, .minor = 1 };
+	    (struct gp_devnode){ .name = "nvidia-caps/nvidia-cap1", .major = 240, .minor = 1 };
 	fd = open(at("dev/nvidia-caps"), O_CREAT | O_WRONLY, 0644);
 	assert_true(fd >= 0);
 	close(fd);

@@ -3,6 +3,7 @@
 
 #include "host/host.h"
 #include "host/parse.h"
+#include "base/error.h"
 
 static void version_open(void **state)
 {
@@ -40,10 +41,10 @@ static void version_garbage(void **state)
 	enum gp_flavor f;
 
 	(void)state;
-	assert_int_equal(gp_parse_version("hello\n", v, sizeof(v), &f), -EINVAL);
+	assert_int_equal(gp_parse_version("hello\n", v, sizeof(v), &f), -GP_EBADCONF);
 	assert_int_equal(
 	    gp_parse_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n", v, sizeof(v), &f),
-	    -EINVAL);
+	    -GP_EBADCONF);
 }
 
 static void params(void **state)
@@ -59,7 +60,7 @@ static void params(void **state)
 	assert_int_equal(p.modify, 0);
 	assert_int_equal(p.gid, 44);
 	assert_int_equal(p.mode, 0660);
-	assert_int_equal(gp_parse_params("DeviceFileMode: x\n", &p), -EINVAL);
+	assert_int_equal(gp_parse_params("DeviceFileMode: x\n", &p), -GP_EBADCONF);
 	assert_int_equal(gp_parse_params("", &p), 0);
 	assert_int_equal(p.mode, 0666);
 	assert_int_equal(p.modify, 1);
@@ -81,11 +82,11 @@ static void information(void **state)
 	assert_true(g.excluded);
 	/* No minor, or a minor that is nvidiactl's, is not a GPU. */
 	assert_int_equal(gp_parse_information("GPU UUID: GPU-1\nBus Location: 0000:01:00.0\n", &g),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(gp_parse_information("GPU UUID: GPU-1\nBus Location: 0000:01:00.0\n"
 					      "Device Minor: 255\n",
 					      &g),
-			 -EINVAL);
+			 -GP_EBADCONF);
 }
 
 static void devices(void **state)
@@ -115,7 +116,7 @@ static void devices(void **state)
 					  &m),
 			 0);
 	assert_int_equal(m.uvm, 0);
-	assert_int_equal(gp_parse_devices("Block devices:\n", &m), -EINVAL);
+	assert_int_equal(gp_parse_devices("Block devices:\n", &m), -GP_EBADCONF);
 }
 
 static void mig_minors(void **state)
@@ -130,7 +131,7 @@ static void mig_minors(void **state)
 	assert_int_equal(gp_caps_lookup(&t, "gpu0/gi2/access"), -ENOENT);
 	free(t.v);
 	t = (struct gp_caps_table){ 0 };
-	assert_int_equal(gp_parse_mig_minors("config 1 extra\n", &t), -EINVAL);
+	assert_int_equal(gp_parse_mig_minors("config 1 extra\n", &t), -GP_EBADCONF);
 	free(t.v);
 	/* blanks around and between are fine; no minor, a sign, a name past 63 bytes are not */
 	t = (struct gp_caps_table){ 0 };
@@ -148,7 +149,7 @@ static void mig_minors(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		t = (struct gp_caps_table){ 0 };
-		if (gp_parse_mig_minors(bad[i], &t) != -EINVAL)
+		if (gp_parse_mig_minors(bad[i], &t) != -GP_EBADCONF)
 			fail_msg("accepted: %s", bad[i]);
 		free(t.v);
 	}

@@ -3,7 +3,7 @@
 #include "unit.h"
 
 #include "base/log.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "host/host.h"
 #include "plan/alloc.h"
 #include "plan/plan.h"
@@ -102,18 +102,18 @@ static void selector_limits(void **state)
 	char spec[1100];
 
 	(void)state;
-	assert_int_equal(select_gpus("all", &none, c), -EINVAL);
+	assert_int_equal(select_gpus("all", &none, c), -GP_EBADCONF);
 	assert_non_null(strstr(said.text, "\"all\" selects nothing"));
 	assert_int_equal(count(c), 0);
 	/* Cut at 1023 characters, "1 ... x" (no selector) would read as "1" and select GPU 1. */
 	memset(spec, ' ', sizeof(spec));
 	spec[0] = '1';
 	memcpy(spec + sizeof(spec) - 2, "x", 2);
-	assert_int_equal(select_gpus(spec, &quad, c), -EINVAL);
+	assert_int_equal(select_gpus(spec, &quad, c), -GP_EBADCONF);
 	assert_non_null(strstr(said.text, "longer than 1023 characters"));
 	/* The last index there is, and no further. */
 	assert_int_equal(select_gpus("3", &quad, c), 0);
-	assert_int_equal(select_gpus("4", &quad, c), -EINVAL);
+	assert_int_equal(select_gpus("4", &quad, c), -GP_EBADCONF);
 	assert_int_equal(count(c), 0);
 }
 
@@ -135,7 +135,7 @@ static void selector_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(select_gpus(cases[i].spec, &quad, c), -EINVAL);
+		assert_int_equal(select_gpus(cases[i].spec, &quad, c), -GP_EBADCONF);
 		if (!strstr(said.text, cases[i].message))
 			fail_msg("\"%s\": \"%s\" not in \"%s\"", cases[i].spec, cases[i].message,
 				 said.text);
@@ -154,7 +154,7 @@ static void refusal_said_once_after_where(void **state)
 	gp_log_capture_start(&c);
 	r = gp_vendor_nvidia.select("4", &quad, "ct.ini:2", chosen);
 	gp_log_capture_stop(&c);
-	assert_int_equal(r, -EINVAL);
+	assert_int_equal(r, -GP_EBADCONF);
 	assert_int_equal(c.count, 1);
 	assert_string_equal(
 	    c.text, "ct.ini:2: no GPU has index 4 (the host has GPUs 0-3; see gpu-provision host)");
@@ -162,12 +162,12 @@ static void refusal_said_once_after_where(void **state)
 	gp_log_capture_start(&c);
 	r = gp_vendor_nvidia.plan(NULL, &uvmoff, chosen, "", "ct.ini", &p);
 	gp_log_capture_stop(&c);
-	assert_int_equal(r, -EINVAL);
+	assert_int_equal(r, -GP_EBADCONF);
 	assert_int_equal(c.count, 1);
 	assert_true(strncmp(c.text, "ct.ini: nvidia_uvm is not loaded", 32) == 0);
 }
 
-static const struct gp_node *find(const struct gp_plan *p, const char *name)
+static const struct gp_devnode *find(const struct gp_plan *p, const char *name)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (strcmp(p->nodes[i].name, name) == 0)
@@ -199,7 +199,7 @@ static void plan_caps(void **state)
 {
 	struct gp_plan p;
 	bool c[GP_MAX_GPUS];
-	const struct gp_node *n;
+	const struct gp_devnode *n;
 
 	(void)state;
 	/* Device minor 1 is index 3 (PCI c1:00.0). */
@@ -216,14 +216,14 @@ static void plan_caps(void **state)
 	/* A GI or CI of a GPU that is not selected is refused. */
 	assert_int_equal(select_gpus("0", &quad, c), 0);
 	assert_int_equal(plan_build(FIXTURES "/quad-550-proprietary", &quad, c, "gpu1/gi1", &p),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_non_null(strstr(said.text, "not selected"));
 	assert_int_equal(select_gpus("3", &quad, c), 0);
 	assert_int_equal(plan_build(FIXTURES "/quad-550-proprietary", &quad, c, "gpu1/gi9/ci0", &p),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_non_null(strstr(said.text, "gpu1/gi9/access"));
 	assert_int_equal(plan_build(FIXTURES "/quad-550-proprietary", &quad, c, "gpu1/gi1/", &p),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_non_null(strstr(said.text, "is not a cap"));
 }
 
@@ -234,7 +234,7 @@ static void plan_needs_uvm(void **state)
 
 	(void)state;
 	assert_int_equal(select_gpus("all", &uvmoff, c), 0);
-	assert_int_equal(plan_build(NULL, &uvmoff, c, "", &p), -EINVAL);
+	assert_int_equal(plan_build(NULL, &uvmoff, c, "", &p), -GP_EBADCONF);
 	assert_non_null(strstr(said.text, "nvidia_uvm is not loaded"));
 }
 
@@ -253,14 +253,15 @@ static void plan_text_round_trip_and_strictness(void **state)
 	assert_memory_equal(q.nodes, p.nodes, p.n * sizeof(p.nodes[0]));
 	free(text);
 	assert_int_equal(
-	    gp_plan_parse("gpu-provision-plan 1\nnode ../etc/passwd 1 1 0666 0 0\n", &q), -EINVAL);
+	    gp_plan_parse("gpu-provision-plan 1\nnode ../etc/passwd 1 1 0666 0 0\n", &q),
+	    -GP_EBADCONF);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 195 0 0666 0 0 x\n", &q),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia00 195 0 0666 0 0\n", &q),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 195 0 0666 0 0", &q),
-			 -EINVAL);
-	assert_int_equal(gp_plan_parse("gpu-provision-plan 3\n", &q), -EINVAL);
+			 -GP_EBADCONF);
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 3\n", &q), -GP_EBADCONF);
 }
 
 /* Version 2: whose the plan is and the GPUs its start got, before the nodes; 1 still read. */
@@ -332,7 +333,7 @@ static void plan_v2_strictness(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (gp_plan_parse(bad[i], &q) != -EINVAL)
+		if (gp_plan_parse(bad[i], &q) != -GP_EBADCONF)
 			fail_msg("took \"%s\"", bad[i]);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 2\ngpu 1 GPU-a\ngpu 3 GPU-b\n", &q), 0);
 	assert_true(q.ngpus == 2 && q.gpus[1].index == 3 && q.owner == 0);
@@ -391,7 +392,7 @@ static void portable_selector_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(select_gpus(cases[i].spec, &quad, c), -EINVAL);
+		assert_int_equal(select_gpus(cases[i].spec, &quad, c), -GP_EBADCONF);
 		if (!strstr(said.text, cases[i].message))
 			fail_msg("\"%s\": \"%s\" not in \"%s\"", cases[i].spec, cases[i].message,
 				 said.text);
@@ -402,7 +403,7 @@ static void portable_selector_errors(void **state)
 /* caps name GPUs by device minor, devn runs no hook: a selection that takes any GPU has neither. */
 static void portable_refuses_caps(void **state)
 {
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	struct gp_plan p;
 	int r;
 
@@ -416,7 +417,7 @@ static void portable_refuses_caps(void **state)
 	gp_log_capture_start(&said);
 	r = gp_plan_for_conf(FIXTURES "/h200-580-open", &h200, &conf, GP_WHERE_LINE, NULL, &p);
 	gp_log_capture_stop(&said);
-	assert_int_equal(r, -EINVAL);
+	assert_int_equal(r, -GP_EBADCONF);
 	assert_int_equal(said.count, 1);
 	assert_string_equal(said.text,
 			    "/etc/gpu-provision/ct.ini:3: caps = mig-config needs fixed GPUs (MIG "
@@ -429,7 +430,7 @@ static void portable_refuses_caps(void **state)
 	gp_log_capture_start(&said);
 	r = gp_plan_for_conf(NULL, &quad, &conf, GP_WHERE_NONE, NULL, &p);
 	gp_log_capture_stop(&said);
-	assert_int_equal(r, -EINVAL);
+	assert_int_equal(r, -GP_EBADCONF);
 	assert_string_equal(said.text, "devices = any:1 takes whichever GPUs are free at each "
 				       "start, which gpu-hook decides, and mode devn runs no hook: "
 				       "use mode hook, or select the GPUs by UUID, index or PCI "
@@ -444,13 +445,13 @@ static void portable_refuses_caps(void **state)
 static void node_names(void **state)
 {
 	(void)state;
-	assert_true(gp_node_name_is_valid("nvidia0"));
-	assert_true(gp_node_name_is_valid("nvidia-caps/nvidia-cap4323"));
-	assert_false(gp_node_name_is_valid("nvidia254"));
-	assert_false(gp_node_name_is_valid("nvidia 1"));
-	assert_false(gp_node_name_is_valid("nvidia-caps/../nvidia0"));
-	assert_true(gp_node_name_is_valid("nvidia-modeset")); /* graphics, display */
-	assert_false(gp_node_name_is_valid("nvidia-modeset1"));
+	assert_true(gp_devnode_name_is_valid("nvidia0"));
+	assert_true(gp_devnode_name_is_valid("nvidia-caps/nvidia-cap4323"));
+	assert_false(gp_devnode_name_is_valid("nvidia254"));
+	assert_false(gp_devnode_name_is_valid("nvidia 1"));
+	assert_false(gp_devnode_name_is_valid("nvidia-caps/../nvidia0"));
+	assert_true(gp_devnode_name_is_valid("nvidia-modeset")); /* graphics, display */
+	assert_false(gp_devnode_name_is_valid("nvidia-modeset1"));
 }
 
 int main(void)

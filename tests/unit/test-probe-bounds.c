@@ -36,7 +36,7 @@ static void at_most_a_plan_of_nodes(void **state)
 	assert_non_null(r);
 	assert_int_equal(parse(full, r), 0);
 	assert_int_equal(r->nnodes, GP_PLAN_MAX_NODES);
-	assert_int_equal(parse(over, r), -EINVAL);
+	assert_int_equal(parse(over, r), -GP_EBADCONF);
 	assert_int_equal(r->nnodes, GP_PLAN_MAX_NODES);
 	assert_int_equal(r->bad_lineno, GP_PLAN_MAX_NODES + 2);
 	free(full);
@@ -51,11 +51,12 @@ static void node_fields_at_their_edges(void **state)
 	(void)state;
 	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 0 0 195 0 4095\nend\n", &r), 0);
 	assert_int_equal(r.nodes[0].open_errno, 4095);
-	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 1 195 0 4096\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 1 195 0 -1\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 -1 1 195 0 0\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 -1 195 0 0\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 2 195 0 0\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 1 195 0 4096\nend\n", &r),
+			 -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 1 195 0 -1\nend\n", &r), -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 -1 1 195 0 0\nend\n", &r), -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 -1 195 0 0\nend\n", &r), -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\nnode nvidia0 1 2 195 0 0\nend\n", &r), -GP_EBADCONF);
 }
 
 /* Flags are 0 or 1; counts and versions within their ranges, at both ends. */
@@ -65,13 +66,15 @@ static void scalars_at_their_edges(void **state)
 
 	(void)state;
 	assert_int_equal(parse("gpu-probe 1\nlibcuda 0 /x/libcuda.so.1 1\nend\n", &r), 0);
-	assert_int_equal(parse("gpu-probe 1\nlibcuda 2 /x/libcuda.so.1 1\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\nlibcuda -1 /x/libcuda.so.1 1\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\nlibcuda 2 /x/libcuda.so.1 1\nend\n", &r),
+			 -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\nlibcuda -1 /x/libcuda.so.1 1\nend\n", &r),
+			 -GP_EBADCONF);
 	assert_int_equal(parse("gpu-probe 1\ndevices 0\ndriver -1\nend\n", &r), 0);
 	assert_int_equal(parse("gpu-probe 1\ndevices 64\ndriver 1000000\nend\n", &r), 0);
-	assert_int_equal(parse("gpu-probe 1\ndevices -1\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\ndriver -2\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\ndriver 1000001\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\ndevices -1\nend\n", &r), -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\ndriver -2\nend\n", &r), -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\ndriver 1000001\nend\n", &r), -GP_EBADCONF);
 }
 
 /* Words are printable ASCII: no DEL, no byte above 127 (a terminal may act on either). */
@@ -81,12 +84,12 @@ static void words_are_printable_ascii(void **state)
 
 	(void)state;
 	assert_int_equal(parse("gpu-probe 1\nglibc 2.36\nend\n", &r), 0);
-	assert_int_equal(parse("gpu-probe 1\nglibc 2.3\x7f\nend\n", &r), -EINVAL);
-	assert_int_equal(parse("gpu-probe 1\nglibc 2.\xc3\xa9\nend\n", &r), -EINVAL);
+	assert_int_equal(parse("gpu-probe 1\nglibc 2.3\x7f\nend\n", &r), -GP_EBADCONF);
+	assert_int_equal(parse("gpu-probe 1\nglibc 2.\xc3\xa9\nend\n", &r), -GP_EBADCONF);
 	assert_int_equal(parse("gpu-probe 1\ncuinit 0 CUDA_\x9b"
 			       "31m\nend\n",
 			       &r),
-			 -EINVAL);
+			 -GP_EBADCONF);
 }
 
 /* The first refused line is kept for the message, with its escape sequences defused. */
@@ -96,7 +99,7 @@ static void refused_line_is_kept_escaped(void **state)
 
 	(void)state;
 	assert_int_equal(parse("gpu-probe 1\nglibc 2.36\n\x1b]0;owned\x07 \x1b[31mred\nend\n", &r),
-			 -EINVAL);
+			 -GP_EBADCONF);
 	assert_int_equal(r.bad_lineno, 3);
 	assert_non_null(strstr(r.bad_line, "red"));
 	for (const char *c = r.bad_line; *c; c++)

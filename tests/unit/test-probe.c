@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "diagnose/proberun.h"
+#include "base/error.h"
 
 static const char good[] = "gpu-probe 1\n"
 			   "glibc 2.28\n"
@@ -71,7 +72,7 @@ static void refuses_what_it_does_not_expect(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&r, 0, sizeof(r));
-		if (gp_probe_parse(bad[i], &r) != -EINVAL)
+		if (gp_probe_parse(bad[i], &r) != -GP_EBADCONF)
 			fail_msg("accepted case %zu: %s", i, bad[i]);
 	}
 }
@@ -83,7 +84,7 @@ static void long_lines_are_refused(void **state)
 
 	(void)state;
 	snprintf(buf, sizeof(buf), "gpu-probe 1\nlibcuda 1 /%0900d 1\nend\n", 0);
-	assert_int_equal(gp_probe_parse(buf, &r), -EINVAL);
+	assert_int_equal(gp_probe_parse(buf, &r), -GP_EBADCONF);
 }
 
 /* A line after "end" is refused, and the report is not complete. */
@@ -94,7 +95,7 @@ static void nothing_may_follow_the_end(void **state)
 
 	(void)state;
 	snprintf(buf, sizeof(buf), "%scuinit 0 CUDA_SUCCESS\n", good);
-	assert_int_equal(gp_probe_parse(buf, &r), -EINVAL);
+	assert_int_equal(gp_probe_parse(buf, &r), -GP_EBADCONF);
 	assert_false(r.complete);
 	assert_int_equal(r.bad_lineno, 12);
 }

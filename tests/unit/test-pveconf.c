@@ -141,10 +141,11 @@ static void bad_lines_are_named(void **state)
 	struct gp_pveconf c;
 
 	(void)state;
-	assert_int_equal(gp_pveconf_parse("arch: amd64\nthis is not a key\n", 30, &c), -EINVAL);
+	assert_int_equal(gp_pveconf_parse("arch: amd64\nthis is not a key\n", 30, &c),
+			 -GP_EBADCONF);
 	assert_int_equal(c.bad_line, 2);
-	assert_int_equal(gp_pveconf_parse("[unterminated\n", 14, &c), -EINVAL);
-	assert_int_equal(gp_pveconf_parse("a: b\0c: d\n", 10, &c), -EINVAL);
+	assert_int_equal(gp_pveconf_parse("[unterminated\n", 14, &c), -GP_EBADCONF);
+	assert_int_equal(gp_pveconf_parse("a: b\0c: d\n", 10, &c), -GP_EBADCONF);
 }
 
 int main(void)

@@ -82,7 +82,7 @@ static char *selection(const char *text)
 	free(r);
 	if (ret == -ENOENT)
 		snprintf(out, sizeof(out), "none");
-	if (ret == -EINVAL)
+	if (ret == -GP_EBADCONF)
 		snprintf(out, sizeof(out), "refused");
 	return out;
 }

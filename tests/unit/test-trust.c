@@ -85,7 +85,7 @@ static void program_of_another_owner_is_refused(void **state)
 	(void)state;
 	assert_int_equal(chown(at("good/gpu-hook"), 1000, 0), 0);
 	assert_int_equal(chmod(at("good/gpu-hook"), 0755), 0);
-	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -GP_EBADCONF);
 }
 
 static void directory_of_another_owner_is_refused(void **state)
@@ -94,7 +94,7 @@ static void directory_of_another_owner_is_refused(void **state)
 
 	(void)state;
 	assert_int_equal(chown(at("good"), 1000, 1000), 0);
-	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -GP_EBADCONF);
 }
 
 static void group_writable_directory_is_refused(void **state)
@@ -103,11 +103,11 @@ static void group_writable_directory_is_refused(void **state)
 
 	(void)state;
 	assert_int_equal(chmod(at("good"), 0775), 0);
-	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -GP_EBADCONF);
 	/* Two levels up counts as much as one. */
 	assert_int_equal(chmod(at("good"), 0755), 0);
 	assert_int_equal(chmod(top, 0775), 0);
-	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -GP_EBADCONF);
 }
 
 static void writable_by_anyone_is_refused(void **state)
@@ -116,10 +116,10 @@ static void writable_by_anyone_is_refused(void **state)
 
 	(void)state;
 	assert_int_equal(chmod(at("good"), 0777), 0);
-	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -GP_EBADCONF);
 	assert_int_equal(chmod(at("good"), 0755), 0);
 	assert_int_equal(chmod(at("good/gpu-hook"), 0775), 0); /* the program itself */
-	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(trust_quietly(at("good/gpu-hook"), real, sizeof(real)), -GP_EBADCONF);
 }
 
 static void a_system_program_is_trusted(void **state)
@@ -148,7 +148,7 @@ static void link_into_an_untrusted_directory_is_refused(void **state)
 	(void)state;
 	assert_int_equal(chmod(at("bad"), 0777), 0);
 	assert_int_equal(symlink(at("bad/gpu-hook"), at("good/link")), 0);
-	assert_int_equal(trust_quietly(at("good/link"), real, sizeof(real)), -EINVAL);
+	assert_int_equal(trust_quietly(at("good/link"), real, sizeof(real)), -GP_EBADCONF);
 	/* And a link to a trusted program gives the program's own path. */
 	assert_int_equal(chmod(at("bad"), 0755), 0);
 	assert_int_equal(trust_quietly(at("good/link"), real, sizeof(real)), 0);
@@ -181,24 +181,24 @@ static void injected_file_rule(void **state)
 	assert_true(fd >= 0 && fstat(fd, &fst) == 0 && stat(at("good/gpu-hook"), &st) == 0);
 	assert_true(st.st_ino == fst.st_ino && st.st_dev == fst.st_dev); /* the file itself */
 	close(fd);
-	assert_int_equal(open_quietly("good/gpu-hook", 65534), -EINVAL); /* another owner */
+	assert_int_equal(open_quietly("good/gpu-hook", 65534), -GP_EBADCONF); /* another owner */
 	assert_int_equal(chmod(at("good/gpu-hook"), 0664), 0);
-	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -GP_EBADCONF);
 	assert_int_equal(chmod(at("good/gpu-hook"), 0644), 0);
 	assert_int_equal(chown(at("good/gpu-hook"), 100000, 100000), 0); /* a container's uid */
-	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -GP_EBADCONF);
 	assert_int_equal(chown(at("good/gpu-hook"), 0, 0), 0);
 	assert_int_equal(chmod(at("good"), 0775), 0);
-	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -GP_EBADCONF);
 	assert_int_equal(chmod(at("good"), 0755), 0);
 	assert_int_equal(chmod(top, 0757), 0); /* the root itself */
-	assert_int_equal(open_quietly("good/gpu-hook", 0), -EINVAL);
+	assert_int_equal(open_quietly("good/gpu-hook", 0), -GP_EBADCONF);
 	assert_int_equal(chmod(top, 0755), 0);
 	assert_int_equal(symlink("good", at("link")), 0);
-	assert_int_equal(open_quietly("link/gpu-hook", 0), -EINVAL);
-	assert_int_equal(open_quietly("good", 0), -EINVAL); /* a directory is no file */
+	assert_int_equal(open_quietly("link/gpu-hook", 0), -GP_EBADCONF);
+	assert_int_equal(open_quietly("good", 0), -GP_EBADCONF); /* a directory is no file */
 	assert_int_equal(open_quietly("good/none", 0), -ENOENT);
-	assert_int_equal(gp_trust_open_file(top, "/elsewhere/gpu-hook", 0), -EINVAL);
+	assert_int_equal(gp_trust_open_file(top, "/elsewhere/gpu-hook", 0), -GP_EBADCONF);
 }
 
 /* On the host, root is root; in a user namespace that does not map it, the overflow uid. */

@@ -10,6 +10,7 @@
 #include "driver/uvmapply.h"
 #include "host/hmm.h"
 #include "plan/uvm.h"
+#include "base/error.h"
 
 enum { PROP, OPEN };
 enum { ABSENT, IDLE, BUSY, NOUNLOAD };
@@ -219,11 +220,11 @@ static void nvml_answer_is_parsed_strictly(void **state)
 	assert_int_equal(n.modes[1], GP_ADDR_HMM);
 	assert_int_equal(gp_nvml_parse("modes\n", &n), 0);
 	assert_int_equal(n.n, 0);
-	assert_int_equal(gp_nvml_parse("modes 0 1", &n), -EINVAL);
-	assert_int_equal(gp_nvml_parse("modes 0 x\n", &n), -EINVAL);
-	assert_int_equal(gp_nvml_parse("modes -1\n", &n), -EINVAL);
-	assert_int_equal(gp_nvml_parse("hello\n", &n), -EINVAL);
-	assert_int_equal(gp_nvml_parse("modes 0\nextra", &n), -EINVAL);
+	assert_int_equal(gp_nvml_parse("modes 0 1", &n), -GP_EBADCONF);
+	assert_int_equal(gp_nvml_parse("modes 0 x\n", &n), -GP_EBADCONF);
+	assert_int_equal(gp_nvml_parse("modes -1\n", &n), -GP_EBADCONF);
+	assert_int_equal(gp_nvml_parse("hello\n", &n), -GP_EBADCONF);
+	assert_int_equal(gp_nvml_parse("modes 0\nextra", &n), -GP_EBADCONF);
 }
 
 int main(void)

@@ -140,7 +140,7 @@ static void refused_conflict_calls_nothing(void **state)
 	behaviour = APPLIES;
 	p.status = GP_UVM_CONFLICT;
 	p.refuse = true;
-	assert_int_equal(apply(&p, false), -EPERM);
+	assert_int_equal(apply(&p, false), -GP_EREFUSED);
 	assert_string_equal(calls, "");
 }
 

@@ -4,7 +4,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "config/ctconf.h"
+#include "config/ini.h"
 #include "host/host.h"
 #include "plan/plan.h"
 #include "plan/planfile.h"
@@ -114,7 +114,7 @@ static void nvidia_plans_as_before(void **state)
 	assert_plan_text(&p, h200_all);
 }
 
-static void conf_of(struct gp_ctconf *conf, const char *devices, const char *caps)
+static void conf_of(struct gp_ini *conf, const char *devices, const char *caps)
 {
 	memset(conf, 0, sizeof(*conf));
 	snprintf(conf->path, sizeof(conf->path), "/etc/gpu-provision/ct.ini");
@@ -127,7 +127,7 @@ static void conf_of(struct gp_ctconf *conf, const char *devices, const char *cap
 /* An ini's selection and plan, one call: the same as select then plan through the table. */
 static void plan_for_conf(void **state)
 {
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	bool chosen[GP_MAX_GPUS];
 	struct gp_plan p;
 
@@ -149,7 +149,7 @@ static void assert_said(const char *devices, const char *caps, enum gp_conf_wher
 			const char *want)
 {
 	struct gp_log_capture c;
-	struct gp_ctconf conf;
+	struct gp_ini conf;
 	struct gp_plan p;
 	int r;
 
@@ -157,7 +157,7 @@ static void assert_said(const char *devices, const char *caps, enum gp_conf_wher
 	gp_log_capture_start(&c);
 	r = gp_plan_for_conf(FIXTURES "/quad-550-proprietary", &quad, &conf, where, NULL, &p);
 	gp_log_capture_stop(&c);
-	assert_int_equal(r, -EINVAL);
+	assert_int_equal(r, -GP_EBADCONF);
 	assert_int_equal(c.count, 1);
 	if (strncmp(c.text, want, strlen(want)) != 0)
 		fail_msg("said \"%s\", not \"%s...\"", c.text, want);
@@ -191,10 +191,10 @@ static void parse_refuses_names_no_vendor_knows(void **state)
 		char buf[128];
 
 		assert_false(gp_vendor_nvidia.node_name_is_valid(foreign[i]));
-		assert_false(gp_node_name_is_valid(foreign[i]));
+		assert_false(gp_devnode_name_is_valid(foreign[i]));
 		snprintf(buf, sizeof(buf), "gpu-provision-plan 1\nnode %s 226 128 0666 0 0\n",
 			 foreign[i]);
-		assert_int_equal(gp_plan_parse(buf, &q), -EINVAL);
+		assert_int_equal(gp_plan_parse(buf, &q), -GP_EBADCONF);
 	}
 	/* Every name the provider plans reads back. */
 	assert_int_equal(gp_plan_all(FIXTURES "/quad-550-proprietary", &quad, &p), 0);
@@ -210,7 +210,7 @@ static void parse_refuses_names_no_vendor_knows(void **state)
 static void plan_add(void **state)
 {
 	struct gp_plan *p = calloc(1, sizeof(*p));
-	struct gp_node n = { .major = 226, .minor = 0, .mode = 0100666 };
+	struct gp_devnode n = { .major = 226, .minor = 0, .mode = 0100666 };
 	struct gp_log_capture c;
 	int r;
 

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * attach, detach and adopt over a fixture root with one Proxmox VE container config (the
+ * H200 capture, tests/fixtures/pve-lxc-conf): the files they write, read back. The owner
+ * rule holds here as on a host, so the files are root's: run as root (make check).
+ */
+#include "unit.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "ops/attach.h"
+#include "plan/cgroup.h"
+
+#define ID "101"
+
+static char root[64], confdir[96], config[160], ini[160], applied[160];
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+
+	return gp_read_file(path, 1u << 20, &buf, NULL) == 0 ? buf : NULL;
+}
+
+/* A copy of the H200 host with /etc/pve/lxc/101.conf from the corpus, plus text. */
+static int setup_with(const char *extra)
+{
+	snprintf(root, sizeof(root), "/tmp/gp-attach.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	sh("cp -a %s/h200-580-open/. %s && chmod 755 %s", FIXTURES, root, root);
+	sh("mkdir -p %s/etc/pve/lxc %s/conf && chmod 755 %s/conf", root, root, root);
+	snprintf(config, sizeof(config), "%s/etc/pve/lxc/" ID ".conf", root);
+	sh("cp %s/pve-lxc-conf/test-debian-005.conf %s && printf '%%s' '%s' >>%s", FIXTURES, config,
+	   extra, config);
+	snprintf(confdir, sizeof(confdir), "%s/conf", root);
+	snprintf(ini, sizeof(ini), "%s/etc/pve/gpu-provision/" ID ".ini", root);
+	snprintf(applied, sizeof(applied), "%s/etc/pve/gpu-provision/" ID ".applied", root);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return setup_with("");
+}
+
+/* A recipe's lines, as a wiki pasted them. */
+static int setup_recipe(void **state)
+{
+	(void)state;
+	return setup_with("lxc.cgroup2.devices.allow: c 195:* rwm\n"
+			  "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,optional,create=file\n");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("rm -rf %s", root);
+	return 0;
+}
+
+static struct gp_attach_opts opts(const char *gpus)
+{
+	return (struct gp_attach_opts){ .root = root,
+					.confdir = confdir,
+					.name = ID,
+					.gpus = gpus,
+					.hook = "/usr/bin/env",
+					.inject = -1,
+					.quiet = true };
+}
+
+/* "lxc.cgroup2.devices.allow: c RULE", or lxc.cgroup's where this host's devices are v1. */
+static const char *allow(const char *rule)
+{
+	static char buf[4][96];
+	static int slot;
+	char *out = buf[slot++ & 3];
+
+	snprintf(out, sizeof(buf[0]), "%s.allow: c %s", gp_cgroup_key_prefix(gp_cgroup_layout()),
+		 rule);
+	return out;
+}
+
+static unsigned int count_lines(const char *text, const char *line)
+{
+	unsigned int n = 0;
+	size_t len = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p += len)
+		if ((p == text || p[-1] == '\n') && (p[len] == '\n' || !p[len]))
+			n++;
+	return n;
+}
+
+/* Every line .applied records is in the config once, and the config's own lines stay. */
+static void assert_applied_in_config(const char *conf, const char *rec)
+{
+	_cleanup_free_ char *copy = strdup(rec);
+	char *save = NULL;
+	unsigned int n = 0;
+
+	for (char *t = strtok_r(copy, "\n", &save); t; t = strtok_r(NULL, "\n", &save), n++)
+		if (count_lines(conf, t) != 1)
+			fail_msg(".applied's \"%s\" is in the config %u times", t, count_lines(conf, t));
+	assert_true(n >= 4); /* three hook lines, a device rule at least */
+}
+
+static void attach_then_detach(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL, *rec = NULL, *conf = NULL;
+	struct gp_attach_opts o = opts("all");
+	struct gp_attach_changes ch;
+
+	(void)state;
+	assert_int_equal(gp_attach(&o, &ch), 0);
+	assert_true(ch.changed && ch.added >= 4 && ch.removed == 0);
+	after = slurp(config);
+	rec = slurp(applied);
+	conf = slurp(ini);
+	assert_non_null(after);
+	assert_non_null(rec);
+	assert_non_null(conf);
+	assert_int_equal(count_lines(after, allow("195:255 rwm")), 1);
+	assert_int_equal(count_lines(after, allow("195:0 rwm")), 1);
+	assert_non_null(strstr(after, "lxc.hook.autodev: /usr/bin/env --root "));
+	assert_applied_in_config(after, rec);
+	assert_non_null(strstr(conf, "devices = all"));
+	assert_true(strncmp(after, before, strlen(before)) == 0); /* its own lines first, kept */
+
+	o.gpus = NULL;
+	assert_int_equal(gp_detach(&o), 0);
+	free(after);
+	after = slurp(config);
+	assert_string_equal(after, before);
+	assert_int_equal(access(applied, F_OK), -1);
+	assert_int_equal(access(ini, F_OK), -1);
+}
+
+/* attach again changes nothing: the same lines, byte for byte. */
+static void attach_again_is_the_same(void **state)
+{
+	_cleanup_free_ char *first = NULL, *second = NULL;
+	struct gp_attach_opts o = opts("0");
+	struct gp_attach_changes ch;
+
+	(void)state;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	first = slurp(config);
+	o.gpus = NULL;
+	assert_int_equal(gp_attach(&o, &ch), 0);
+	assert_false(ch.changed);
+	second = slurp(config);
+	assert_string_equal(first, second);
+}
+
+static void dry_run_writes_nothing(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL;
+	struct gp_attach_opts o = opts("all");
+
+	(void)state;
+	o.dry_run = true;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	after = slurp(config);
+	assert_string_equal(after, before);
+	assert_int_equal(access(ini, F_OK), -1);
+	assert_int_equal(access(applied, F_OK), -1);
+}
+
+/* attach refuses a recipe's lines, naming them, and writes nothing. */
+static void attach_refuses_a_recipe(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL;
+	struct gp_attach_opts o = opts("all");
+	struct gp_log_capture said;
+
+	(void)state;
+	gp_log_capture_start(&said);
+	assert_int_equal(gp_attach(&o, NULL), -GP_EBADCONF);
+	gp_log_capture_stop(&said);
+	assert_non_null(strstr(said.text, "c 195:* rwm"));
+	after = slurp(config);
+	assert_string_equal(after, before);
+	assert_int_equal(access(ini, F_OK), -1);
+}
+
+/* adopt takes the recipe's lines out, puts its own in, and keeps the config as it was. */
+static void adopt_takes_a_recipe_over(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL, *kept = NULL, *bak = NULL;
+	struct gp_attach_opts o = opts(NULL);
+
+	(void)state;
+	o.adopt = true;
+	assert_int_equal(gp_adopt(&o), 0);
+	after = slurp(config);
+	assert_int_equal(count_lines(after, "lxc.cgroup2.devices.allow: c 195:* rwm"), 0); /* the recipe's */
+	assert_null(strstr(after, "bind,optional,create=file"));
+	assert_int_equal(count_lines(after, allow("195:0 rwm")), 1);
+	assert_true(asprintf(&bak, "%s.gpu-provision-adopt.bak", config) > 0);
+	kept = slurp(bak);
+	assert_non_null(kept);
+	assert_string_equal(kept, before);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(attach_then_detach, setup, teardown),
+		cmocka_unit_test_setup_teardown(attach_again_is_the_same, setup, teardown),
+		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(attach_refuses_a_recipe, setup_recipe, teardown),
+		cmocka_unit_test_setup_teardown(adopt_takes_a_recipe_over, setup_recipe, teardown),
+	};
+
+	gp_log_stdout = false;
+	return cmocka_run_group_tests_name("attach", tests, NULL, NULL);
+}
