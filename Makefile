@@ -109,7 +109,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 # _start (no __libc_start_main@GLIBC_2.34), no libraries of ours, no newer symbol versions
 # (test_probe_glibc_symbols checks). It is always built plain, without the sanitizers of
 # make asan: it runs inside containers, on their C library alone.
-$(BUILD)/gpu-probe: $(wildcard probe/*.c) probe/probe.h probe/protocol.h
+$(BUILD)/gpu-probe: $(wildcard probe/*.c probe/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
@@ -140,7 +140,7 @@ tests-helpers: $(FAKECUDA_VARIANTS)
 # Vulkan loader libvulkan for --deep.
 FAKEDRIVER := $(BUILD)/tests/fakedriver
 FAKEDRIVER_LIBS := $(patsubst %,$(FAKEDRIVER)/lib%.so,nvidia-ml nvcuvid nvidia-encode vulkan)
-$(FAKEDRIVER)/lib%.so: tests/fakedriver/lib%.c tests/fakecuda/fake-cuda.h
+$(FAKEDRIVER)/lib%.so: tests/fakedriver/lib%.c tests/fakecuda/fake-cuda.h probe/nvenc.h
 	@mkdir -p $(FAKEDRIVER)
 	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -fPIC -shared -Wl,-soname,lib$*.so.1 -o $@ $<
 $(FAKEDRIVER)/nvidia-smi: tests/fakedriver/nvidia-smi.c

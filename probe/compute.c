@@ -6,8 +6,8 @@
  * context, current, alloc, htod, dtoh, compare (CODE: the words that differ), module,
  * function, launch, sync, kernel-dtoh, kernel-result (CODE: the words that differ).
  *
- * Prototypes and constants from the CUDA driver API's documented ABI (cuda.h), declared
- * here: the probe has no link-time dependency on libcuda.
+ * The entry points' types are dynlink_cuda.h's (probe.h); the probe has no link-time
+ * dependency on libcuda.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -16,8 +16,6 @@
 #include <string.h>
 
 #include "probe.h"
-
-typedef unsigned long long cu_ptr;
 
 /* p[i] += i over n words: the result depends on every thread's own index. */
 static const char ptx[] = ".version 6.0\n"
@@ -49,18 +47,18 @@ static const char ptx[] = ".version 6.0\n"
 #define WORDS (256u * 1024u) /* 1 MiB */
 #define BLOCK 256u
 
+/* dynlink_cuda.h's types; cuCtxSynchronize, which it lacks, is cuda.h's. */
 struct cuda {
 	struct probe_cuda_ctx ctx;
-	int (*alloc)(cu_ptr *, size_t);
-	int (*free_)(cu_ptr);
-	int (*htod)(cu_ptr, const void *, size_t);
-	int (*dtoh)(void *, cu_ptr, size_t);
-	int (*load)(void **, const void *);
-	int (*unload)(void *);
-	int (*function)(void **, void *, const char *);
-	int (*launch)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
-		      unsigned int, unsigned int, void *, void **, void **);
-	int (*sync)(void);
+	tcuMemAlloc_v2 *alloc;
+	tcuMemFree_v2 *free_;
+	tcuMemcpyHtoD_v2 *htod;
+	tcuMemcpyDtoH_v2 *dtoh;
+	tcuModuleLoadData *load;
+	tcuModuleUnload *unload;
+	tcuModuleGetFunction *function;
+	tcuLaunchKernel *launch;
+	CUresult (*sync)(void);
 };
 
 bool probe_cuda_ctx_load(void *cuda, const char *cap, struct probe_cuda_ctx *c)
@@ -79,7 +77,7 @@ bool probe_cuda_ctx_load(void *cuda, const char *cap, struct probe_cuda_ctx *c)
 	return true;
 }
 
-const char *probe_cuda_error(const struct probe_cuda_ctx *c, int code)
+const char *probe_cuda_error(const struct probe_cuda_ctx *c, CUresult code)
 {
 	const char *name = NULL;
 
@@ -113,7 +111,7 @@ static bool load_symbols(void *lib, struct cuda *c)
 }
 
 /* Prints the step's line; true when it succeeded. */
-static bool step(const struct cuda *c, int dev, const char *name, int r, double t0)
+static bool step(const struct cuda *c, int dev, const char *name, CUresult r, double t0)
 {
 	probe_step("compute", dev, name, r, probe_cuda_error(&c->ctx, r), t0, NULL);
 	return r == 0;
@@ -137,7 +135,7 @@ static int mismatches(const uint32_t *p, bool kernel)
 }
 
 /* The kernel's result, copied back and checked: each step timed on its own. */
-static void check_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *host)
+static void check_kernel(const struct cuda *c, int dev, CUdeviceptr buf, uint32_t *host)
 {
 	double t0 = probe_now_ms();
 
@@ -147,9 +145,10 @@ static void check_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *ho
 	check_step(dev, "kernel-result", mismatches(host, true), t0);
 }
 
-static void run_kernel(const struct cuda *c, int dev, cu_ptr buf, uint32_t *host)
+static void run_kernel(const struct cuda *c, int dev, CUdeviceptr buf, uint32_t *host)
 {
-	void *module = NULL, *fn = NULL;
+	CUmodule module = NULL;
+	CUfunction fn = NULL;
 	unsigned int n = WORDS;
 	void *params[] = { &buf, &n };
 	double t0 = probe_now_ms();
@@ -171,7 +170,7 @@ out:
 }
 
 /* 1 MiB there and back, compared; then the kernel over it. */
-static void copy_and_check(const struct cuda *c, int index, cu_ptr buf, uint32_t *host)
+static void copy_and_check(const struct cuda *c, int index, CUdeviceptr buf, uint32_t *host)
 {
 	double t0;
 
@@ -191,7 +190,7 @@ static void copy_and_check(const struct cuda *c, int index, cu_ptr buf, uint32_t
 
 static void round_trip(const struct cuda *c, int index, uint32_t *host)
 {
-	cu_ptr buf = 0;
+	CUdeviceptr buf = 0;
 	double t0 = probe_now_ms();
 
 	if (!step(c, index, "alloc", c->alloc(&buf, WORDS * 4), t0))
@@ -209,9 +208,9 @@ static struct probe_cuda_ctx held_ctx;
 
 static void device_compute(const struct cuda *c, int index, uint32_t *host)
 {
-	void *ctx = NULL;
+	CUcontext ctx = NULL;
 	double t0 = probe_now_ms();
-	int dev;
+	CUdevice dev;
 
 	probe_stage("compute", index);
 	if (!step(c, index, "device", c->ctx.get(&dev, index), t0))
@@ -246,7 +245,7 @@ void probe_compute(void *cuda, int count)
 
 void probe_compute_release(void)
 {
-	int dev;
+	CUdevice dev;
 
 	for (int i = 0; i < 64; i++)
 		if (held[i] && held_ctx.get(&dev, i) == 0)

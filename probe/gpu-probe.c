@@ -42,12 +42,14 @@
 #include "probe.h"
 #include "protocol.h"
 
-typedef int (*cu_int)(int *);
-typedef int (*cu_init)(unsigned int);
-typedef int (*cu_dev)(int *, int);
-typedef int (*cu_name)(int, const char **);
-typedef int (*cu_pci)(char *, int, int);
-typedef int (*cu_uuid)(unsigned char *, int);
+/*
+ * CUDA's entry points as dynlink_cuda.h types them (libffmpeg-nvenc-dev); those it lacks as
+ * cuda.h declares them: cuDriverGetVersion, cuDeviceGetPCIBusId, and cuDeviceGetUuid_v2
+ * (CUuuid's 16 bytes, read as unsigned).
+ */
+typedef CUresult (*cu_version)(int *);
+typedef CUresult (*cu_pci)(char *, int, CUdevice);
+typedef CUresult (*cu_uuid)(unsigned char *, CUdevice);
 
 static void probe_node(const char *spec)
 {
@@ -86,7 +88,7 @@ static void report_libcuda(void *sym)
 
 static void report_devices(void *lib, int count)
 {
-	cu_dev get = (cu_dev)dlsym(lib, "cuDeviceGet");
+	tcuDeviceGet *get = (tcuDeviceGet *)dlsym(lib, "cuDeviceGet");
 	cu_pci pci = (cu_pci)dlsym(lib, "cuDeviceGetPCIBusId");
 	cu_uuid uuid = (cu_uuid)dlsym(lib, "cuDeviceGetUuid_v2");
 
@@ -116,9 +118,10 @@ static void report_devices(void *lib, int count)
 static void probe_cuda(bool deep)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	cu_int version, count;
-	cu_init init;
-	cu_name name;
+	cu_version version;
+	tcuDeviceGetCount *count;
+	tcuInit *init;
+	tcuGetErrorName *name;
 	const char *err = NULL;
 	int v = 0, r, n = 0;
 
@@ -126,10 +129,10 @@ static void probe_cuda(bool deep)
 		printf(GP_PROBE_LIBCUDA " 0 - -\n");
 		return;
 	}
-	version = (cu_int)dlsym(lib, "cuDriverGetVersion");
-	init = (cu_init)dlsym(lib, "cuInit");
-	count = (cu_int)dlsym(lib, "cuDeviceGetCount");
-	name = (cu_name)dlsym(lib, "cuGetErrorName");
+	version = (cu_version)dlsym(lib, "cuDriverGetVersion");
+	init = (tcuInit *)dlsym(lib, "cuInit");
+	count = (tcuDeviceGetCount *)dlsym(lib, "cuDeviceGetCount");
+	name = (tcuGetErrorName *)dlsym(lib, "cuGetErrorName");
 	report_libcuda(version ? (void *)version : (void *)init);
 	if (!version || !init || !count) {
 		printf(GP_PROBE_SYMBOLS " 0\n");

@@ -6,36 +6,27 @@
  *
  *   deep nvdec 0 av1 0 CUDA_SUCCESS 0.2 unsupported
  *
- * The decoder-caps layout is cuviddec.h's documented ABI, declared here.
+ * The decoder caps and the codec numbers are dynlink_cuviddec.h's (libffmpeg-nvenc-dev); the
+ * library is opened with dlopen.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include <ffnvcodec/dynlink_cuda.h>
+#include <ffnvcodec/dynlink_cuviddec.h>
+
 #include "probe.h"
 
-/* cuviddec.h: CUVIDDECODECAPS as laid out since SDK 8, 88 bytes with its reserved tail. */
-struct decode_caps {
-	int codec;  /* cudaVideoCodec: H264 4, HEVC 8, AV1 11 */
-	int chroma; /* cudaVideoChromaFormat: 420 is 1 */
-	unsigned int bit_depth_minus8;
-	unsigned int reserved1[3];
-	unsigned char supported;
-	unsigned char num_nvdecs;
-	unsigned short output_format_mask;
-	unsigned int max_width, max_height, max_mb_count;
-	unsigned short min_width, min_height;
-	unsigned int reserved3[11];
-};
-
-static void device_decode(const struct probe_cuda_ctx *c, int (*caps)(struct decode_caps *),
-			  int index)
+static void device_decode(const struct probe_cuda_ctx *c, tcuvidGetDecoderCaps *caps, int index)
 {
 	static const struct {
-		int id;
+		cudaVideoCodec id;
 		const char *name;
-	} codecs[] = { { 4, "h264" }, { 8, "hevc" }, { 11, "av1" } };
+	} codecs[] = { { cudaVideoCodec_H264, "h264" },
+		       { cudaVideoCodec_HEVC, "hevc" },
+		       { cudaVideoCodec_AV1, "av1" } };
 	double t0 = probe_now_ms();
-	void *ctx = NULL;
+	CUcontext ctx = NULL;
 	int dev, r;
 
 	probe_stage("nvdec", index);
@@ -48,13 +39,14 @@ static void device_decode(const struct probe_cuda_ctx *c, int (*caps)(struct dec
 	}
 	c->set_current(ctx);
 	for (size_t k = 0; k < sizeof(codecs) / sizeof(codecs[0]); k++) {
-		struct decode_caps d = { .codec = codecs[k].id, .chroma = 1 };
+		CUVIDDECODECAPS d = { .eCodecType = codecs[k].id,
+				      .eChromaFormat = cudaVideoChromaFormat_420 };
 		char detail[16] = "unsupported";
 
 		t0 = probe_now_ms();
 		r = caps(&d);
-		if (r == 0 && d.supported)
-			snprintf(detail, sizeof(detail), "%u", d.num_nvdecs);
+		if (r == 0 && d.bIsSupported)
+			snprintf(detail, sizeof(detail), "%u", d.nNumNVDECs);
 		probe_step("nvdec", index, codecs[k].name, r, probe_cuda_error(c, r), t0,
 			   r == 0 ? detail : NULL);
 	}
@@ -66,7 +58,7 @@ void probe_nvdec(void *cuda, int count)
 {
 	static const char *const names[] = { "cuvidGetDecoderCaps" };
 	void *lib = probe_library("nvdec", "libnvcuvid.so.1"), *f;
-	int (*caps)(struct decode_caps *);
+	tcuvidGetDecoderCaps *caps;
 	struct probe_cuda_ctx c;
 
 	if (!lib || !probe_symbols("nvdec", lib, names, &f, 1) ||

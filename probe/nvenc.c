@@ -8,8 +8,7 @@
  *   deep nvenc 0 open 2 NV_ENC_ERR_UNSUPPORTED_DEVICE 3.4 -
  *
  * The API version is the lower of the driver's largest (NvEncodeAPIGetMaxSupportedVersion)
- * and 13.0, whose function list this file's offsets follow; the enums, struct versions
- * and layouts are nvEncodeAPI.h's documented ABI, declared here.
+ * and 13.0, whose function list probe/nvenc.h holds to nvEncodeAPI.h's.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -17,36 +16,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvenc.h"
 #include "probe.h"
 
+/* NVENCSTATUS's names, at nvEncodeAPI.h's values. */
 static const char *const status_names[] = {
-	"NV_ENC_SUCCESS",
-	"NV_ENC_ERR_NO_ENCODE_DEVICE",
-	"NV_ENC_ERR_UNSUPPORTED_DEVICE",
-	"NV_ENC_ERR_INVALID_ENCODERDEVICE",
-	"NV_ENC_ERR_INVALID_DEVICE",
-	"NV_ENC_ERR_DEVICE_NOT_EXIST",
-	"NV_ENC_ERR_INVALID_PTR",
-	"NV_ENC_ERR_INVALID_EVENT",
-	"NV_ENC_ERR_INVALID_PARAM",
-	"NV_ENC_ERR_INVALID_CALL",
-	"NV_ENC_ERR_OUT_OF_MEMORY",
-	"NV_ENC_ERR_ENCODER_NOT_INITIALIZED",
-	"NV_ENC_ERR_UNSUPPORTED_PARAM",
-	"NV_ENC_ERR_LOCK_BUSY",
-	"NV_ENC_ERR_NOT_ENOUGH_BUFFER",
-	"NV_ENC_ERR_INVALID_VERSION",
-	"NV_ENC_ERR_MAP_FAILED",
-	"NV_ENC_ERR_NEED_MORE_INPUT",
-	"NV_ENC_ERR_ENCODER_BUSY",
-	"NV_ENC_ERR_EVENT_NOT_REGISTERD",
-	"NV_ENC_ERR_GENERIC",
-	"NV_ENC_ERR_INCOMPATIBLE_CLIENT_KEY",
-	"NV_ENC_ERR_UNIMPLEMENTED",
-	"NV_ENC_ERR_RESOURCE_REGISTER_FAILED",
-	"NV_ENC_ERR_RESOURCE_NOT_REGISTERED",
-	"NV_ENC_ERR_RESOURCE_NOT_MAPPED",
-	"NV_ENC_ERR_NEED_MORE_OUTPUT",
+	[NV_ENC_SUCCESS] = "NV_ENC_SUCCESS",
+	[NV_ENC_ERR_NO_ENCODE_DEVICE] = "NV_ENC_ERR_NO_ENCODE_DEVICE",
+	[NV_ENC_ERR_UNSUPPORTED_DEVICE] = "NV_ENC_ERR_UNSUPPORTED_DEVICE",
+	[NV_ENC_ERR_INVALID_ENCODERDEVICE] = "NV_ENC_ERR_INVALID_ENCODERDEVICE",
+	[NV_ENC_ERR_INVALID_DEVICE] = "NV_ENC_ERR_INVALID_DEVICE",
+	[NV_ENC_ERR_DEVICE_NOT_EXIST] = "NV_ENC_ERR_DEVICE_NOT_EXIST",
+	[NV_ENC_ERR_INVALID_PTR] = "NV_ENC_ERR_INVALID_PTR",
+	[NV_ENC_ERR_INVALID_EVENT] = "NV_ENC_ERR_INVALID_EVENT",
+	[NV_ENC_ERR_INVALID_PARAM] = "NV_ENC_ERR_INVALID_PARAM",
+	[NV_ENC_ERR_INVALID_CALL] = "NV_ENC_ERR_INVALID_CALL",
+	[NV_ENC_ERR_OUT_OF_MEMORY] = "NV_ENC_ERR_OUT_OF_MEMORY",
+	[NV_ENC_ERR_ENCODER_NOT_INITIALIZED] = "NV_ENC_ERR_ENCODER_NOT_INITIALIZED",
+	[NV_ENC_ERR_UNSUPPORTED_PARAM] = "NV_ENC_ERR_UNSUPPORTED_PARAM",
+	[NV_ENC_ERR_LOCK_BUSY] = "NV_ENC_ERR_LOCK_BUSY",
+	[NV_ENC_ERR_NOT_ENOUGH_BUFFER] = "NV_ENC_ERR_NOT_ENOUGH_BUFFER",
+	[NV_ENC_ERR_INVALID_VERSION] = "NV_ENC_ERR_INVALID_VERSION",
+	[NV_ENC_ERR_MAP_FAILED] = "NV_ENC_ERR_MAP_FAILED",
+	[NV_ENC_ERR_NEED_MORE_INPUT] = "NV_ENC_ERR_NEED_MORE_INPUT",
+	[NV_ENC_ERR_ENCODER_BUSY] = "NV_ENC_ERR_ENCODER_BUSY",
+	[NV_ENC_ERR_EVENT_NOT_REGISTERD] = "NV_ENC_ERR_EVENT_NOT_REGISTERD",
+	[NV_ENC_ERR_GENERIC] = "NV_ENC_ERR_GENERIC",
+	[NV_ENC_ERR_INCOMPATIBLE_CLIENT_KEY] = "NV_ENC_ERR_INCOMPATIBLE_CLIENT_KEY",
+	[NV_ENC_ERR_UNIMPLEMENTED] = "NV_ENC_ERR_UNIMPLEMENTED",
+	[NV_ENC_ERR_RESOURCE_REGISTER_FAILED] = "NV_ENC_ERR_RESOURCE_REGISTER_FAILED",
+	[NV_ENC_ERR_RESOURCE_NOT_REGISTERED] = "NV_ENC_ERR_RESOURCE_NOT_REGISTERED",
+	[NV_ENC_ERR_RESOURCE_NOT_MAPPED] = "NV_ENC_ERR_RESOURCE_NOT_MAPPED",
+	[NVENC_ERR_NEED_MORE_OUTPUT] = "NV_ENC_ERR_NEED_MORE_OUTPUT",
 };
 
 static const char *status_name(int r)
@@ -56,49 +57,22 @@ static const char *status_name(int r)
 		   : "-";
 }
 
-struct guid {
-	uint32_t a;
-	uint16_t b, c;
-	uint8_t d[8];
-};
-
 static const struct {
-	struct guid g;
+	const GUID *g;
 	const char *name;
 } codecs[] = {
-	{ { 0x6bc82762, 0x4e63, 0x4ca4, { 0xaa, 0x85, 0x1e, 0x50, 0xf3, 0x21, 0xf6, 0xbf } },
-	  "h264" },
-	{ { 0x790cdc88, 0x4522, 0x4d7b, { 0x94, 0x25, 0xbd, 0xa9, 0x97, 0x5f, 0x76, 0x03 } },
-	  "hevc" },
-	{ { 0x0a352289, 0x0aa7, 0x4759, { 0x86, 0x2d, 0x5d, 0x15, 0xcd, 0x16, 0xd2, 0x54 } },
-	  "av1" },
-};
-
-/* NV_ENCODE_API_FUNCTION_LIST: version, reserved, then the entry points in this order. */
-enum { F_GUID_COUNT = 1, F_GUIDS = 4, F_DESTROY = 27, F_OPEN_EX = 29, F_SLOTS = 320 };
-struct function_list {
-	uint32_t version, reserved;
-	void *f[F_SLOTS];
-};
-
-/* NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS */
-struct open_params {
-	uint32_t version;
-	uint32_t device_type; /* NV_ENC_DEVICE_TYPE_CUDA: 1 */
-	void *device;
-	void *reserved;
-	uint32_t api_version;
-	uint32_t reserved1[253];
-	void *reserved2[64];
+	{ &NV_ENC_CODEC_H264_GUID, "h264" },
+	{ &NV_ENC_CODEC_HEVC_GUID, "hevc" },
+	{ &NVENC_CODEC_AV1_GUID, "av1" },
 };
 
 static uint32_t api_version(void *lib)
 {
-	int (*max)(uint32_t *) = NULL;
+	NVENCSTATUS (*max)(uint32_t *) = NULL;
 	uint32_t v = 0, major, minor;
 
 	*(void **)&max = dlsym(lib, "NvEncodeAPIGetMaxSupportedVersion");
-	if (!max || max(&v) != 0)
+	if (!max || max(&v) != NV_ENC_SUCCESS)
 		return 0;
 	major = v >> 4;
 	minor = v & 0xf;
@@ -109,18 +83,18 @@ static uint32_t api_version(void *lib)
 	return major | minor << 24;
 }
 
-static void list_codecs(const struct function_list *fl, int index, void *encoder)
+static void list_codecs(const struct nvenc_function_list *fl, int index, void *encoder)
 {
-	int (*count)(void *, uint32_t *) = NULL;
-	int (*guids)(void *, struct guid *, uint32_t, uint32_t *) = NULL;
+	PNVENCGETENCODEGUIDCOUNT count = NULL;
+	PNVENCGETENCODEGUIDS guids = NULL;
 	double t0 = probe_now_ms();
 	char list[64] = "";
-	struct guid g[16];
+	GUID g[16];
 	uint32_t n = 0, got = 0;
-	int r;
+	NVENCSTATUS r;
 
-	*(void **)&count = fl->f[F_GUID_COUNT];
-	*(void **)&guids = fl->f[F_GUIDS];
+	*(void **)&count = fl->f[NVENC_F_GUID_COUNT];
+	*(void **)&guids = fl->f[NVENC_F_GUIDS];
 	r = count(encoder, &n);
 	if (r == 0)
 		r = guids(encoder, g, 16, &got);
@@ -128,7 +102,7 @@ static void list_codecs(const struct function_list *fl, int index, void *encoder
 		const char *name = "other";
 
 		for (size_t k = 0; k < sizeof(codecs) / sizeof(codecs[0]); k++)
-			if (memcmp(&g[i], &codecs[k].g, sizeof(g[i])) == 0)
+			if (memcmp(&g[i], codecs[k].g, sizeof(g[i])) == 0)
 				name = codecs[k].name;
 		if (strlen(list) + strlen(name) + 2 < sizeof(list))
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
@@ -137,18 +111,20 @@ static void list_codecs(const struct function_list *fl, int index, void *encoder
 	probe_step("nvenc", index, "codecs", r, status_name(r), t0, list);
 }
 
-static void device_encode(const struct probe_cuda_ctx *c, const struct function_list *fl,
+static void device_encode(const struct probe_cuda_ctx *c, const struct nvenc_function_list *fl,
 			  uint32_t api, int index)
 {
-	int (*open)(struct open_params *, void **) = NULL, (*destroy)(void *) = NULL;
-	struct open_params *p = calloc(1, sizeof(*p));
-	void *ctx = NULL, *encoder = NULL;
+	PNVENCOPENENCODESESSIONEX open = NULL;
+	PNVENCDESTROYENCODER destroy = NULL;
+	NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS *p = calloc(1, sizeof(*p));
+	CUcontext ctx = NULL;
+	void *encoder = NULL;
 	double t0 = probe_now_ms();
 	int dev, r;
 
 	probe_stage("nvenc", index);
-	*(void **)&open = fl->f[F_OPEN_EX];
-	*(void **)&destroy = fl->f[F_DESTROY];
+	*(void **)&open = fl->f[NVENC_F_OPEN_EX];
+	*(void **)&destroy = fl->f[NVENC_F_DESTROY];
 	r = p ? c->get(&dev, index) : 2;
 	if (r == 0)
 		r = c->retain(&ctx, dev);
@@ -157,10 +133,10 @@ static void device_encode(const struct probe_cuda_ctx *c, const struct function_
 		free(p);
 		return;
 	}
-	p->version = api | 1u << 16 | 0x7u << 28;
-	p->device_type = 1;
+	p->version = NVENC_STRUCT_VERSION(api, NVENC_OPEN_VERSION);
+	p->deviceType = NV_ENC_DEVICE_TYPE_CUDA;
 	p->device = ctx;
-	p->api_version = api;
+	p->apiVersion = api;
 	t0 = probe_now_ms();
 	r = open(p, &encoder);
 	probe_step("nvenc", index, "open", r, status_name(r), t0, NULL);
@@ -173,17 +149,18 @@ static void device_encode(const struct probe_cuda_ctx *c, const struct function_
 }
 
 /* The function list's entries the probe calls, all given by the library, or false. */
-static bool entries_given(const struct function_list *fl)
+static bool entries_given(const struct nvenc_function_list *fl)
 {
-	return fl->f[F_GUID_COUNT] && fl->f[F_GUIDS] && fl->f[F_DESTROY] && fl->f[F_OPEN_EX];
+	return fl->f[NVENC_F_GUID_COUNT] && fl->f[NVENC_F_GUIDS] && fl->f[NVENC_F_DESTROY] &&
+	       fl->f[NVENC_F_OPEN_EX];
 }
 
 void probe_nvenc(void *cuda, int count)
 {
 	static const char *const names[] = { "NvEncodeAPICreateInstance" };
 	void *lib = probe_library("nvenc", "libnvidia-encode.so.1"), *f;
-	int (*create)(struct function_list *);
-	struct function_list *fl = NULL;
+	NVENCSTATUS (*create)(struct nvenc_function_list *);
+	struct nvenc_function_list *fl = NULL;
 	struct probe_cuda_ctx c;
 	char detail[16];
 	uint32_t api;
@@ -202,10 +179,10 @@ void probe_nvenc(void *cuda, int count)
 		free(fl);
 		return;
 	}
-	fl->version = api | 2u << 16 | 0x7u << 28;
+	fl->version = NVENC_STRUCT_VERSION(api, NVENC_LIST_VERSION);
 	r = create(fl);
-	if (r == 0 && !entries_given(fl))
-		r = 22; /* NV_ENC_ERR_UNIMPLEMENTED */
+	if (r == NV_ENC_SUCCESS && !entries_given(fl))
+		r = NV_ENC_ERR_UNIMPLEMENTED;
 	snprintf(detail, sizeof(detail), "%u.%u", api & 0xff, api >> 24);
 	probe_step("nvenc", -1, "instance", r, status_name(r), t0, detail);
 	for (int i = 0; r == 0 && i < count && i < 64; i++)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <ffnvcodec/dynlink_cuda.h>
+
 /* The dl functions at their first versions, in every file of the probe (glibc 2.28). */
 __asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
 __asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
@@ -35,16 +37,20 @@ void *probe_library(const char *cap, const char *soname);
 /* dlsym of each of names into out, or false after printing the first missing one. */
 bool probe_symbols(const char *cap, void *lib, const char *const *names, void **out, size_t n);
 
-/* CUDA's own calls the video parts share: a device's primary context made current. */
+/*
+ * CUDA's own calls the video parts share: a device's primary context made current. The
+ * types are dynlink_cuda.h's (libffmpeg-nvenc-dev); cuCtxSetCurrent, which it lacks, is
+ * declared here (cuda.h's since CUDA 4.0), as is the _v2 release (the same as the first).
+ */
 struct probe_cuda_ctx {
-	int (*get)(int *, int);
-	int (*retain)(void **, int);
-	int (*release)(int);
-	int (*set_current)(void *);
-	int (*error_name)(int, const char **);
+	tcuDeviceGet *get;
+	tcuDevicePrimaryCtxRetain *retain;
+	tcuDevicePrimaryCtxRelease *release;
+	CUresult (*set_current)(CUcontext);
+	tcuGetErrorName *error_name;
 };
 bool probe_cuda_ctx_load(void *cuda, const char *cap, struct probe_cuda_ctx *c);
-const char *probe_cuda_error(const struct probe_cuda_ctx *c, int code);
+const char *probe_cuda_error(const struct probe_cuda_ctx *c, CUresult code);
 
 /* Each capability on each of count devices (libcuda's handle is cuda). */
 void probe_compute(void *cuda, int count);

@@ -18,6 +18,7 @@
 #include "driver/nvml.h"
 #include "ops/containers.h"
 #include "ops/target.h"
+#include "cluster/checkcluster.h"
 
 #define MAX_PARALLEL_PROBES 4
 _Static_assert(MAX_PARALLEL_PROBES <= GP_CHILDREN_MAX, "gp_children_step takes them all");

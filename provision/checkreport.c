@@ -7,7 +7,9 @@
 
 #include "base/escape.h"
 #include "checkreport.h"
+#include "cluster/checkcluster.h"
 #include "cluster/cluster.h"
+#include "cluster/judge.h"
 
 static void print_group(FILE *out, const char *title, const struct gp_findings *f,
 			const char *probe, bool tty)

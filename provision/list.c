@@ -16,6 +16,7 @@
 #include "diagnose/verdict.h"
 #include "ops/containers.h"
 #include "plan/alloc.h"
+#include "cluster/rrd.h"
 
 struct row {
 	char name[65];

@@ -155,7 +155,7 @@ add_fake_cuda() {
 # the Vulkan loader as libvulkan.so.1 (its version is not the driver's). Each --without LIB
 # (libnvcuvid, say) leaves that one out. Their behaviour: set_fake_cuda.
 add_fake_deep() {
-	local root=$1/$2/rootfs version=$3 build=${GP_BUILD:-$GP_TOP/build}/tests
+	local root=$1/$2/rootfs config=$1/$2/config version=$3 build=${GP_BUILD:-$GP_TOP/build}/tests
 	local libs=" libcuda libnvidia-ml libnvcuvid libnvidia-encode libvulkan " lib src dst
 	shift 3
 	while [ $# -gt 0 ]; do
@@ -176,6 +176,22 @@ add_fake_deep() {
 	done
 	echo /opt/fakecuda >"$root/etc/ld.so.conf"
 	ldconfig -r "$root"
+	hide_host_vulkan "$config" "$libs"
+}
+
+# hide_host_vulkan CONFIG LIBS: the host's own Vulkan loader (libvulkan1, which the build's
+# libvulkan-dev brings) reaches a busybox container through the template's binds of /lib
+# and /usr/lib: where LIBS gives none of ours, the container meets /dev/null in its place
+# under both, so the loader is absent there as on a host without one.
+hide_host_vulkan() {
+	local f dir
+	sed -i '\|^lxc.mount.entry = /dev/null .*libvulkan|d' "$1"
+	[[ $2 != *" libvulkan "* ]] || return 0
+	f=$(readlink -f /usr/lib/x86_64-linux-gnu/libvulkan.so.1 2>/dev/null) || return 0
+	[ -e "$f" ] || return 0
+	for dir in lib usr/lib; do
+		echo "lxc.mount.entry = /dev/null $dir/${f#/usr/lib/} none bind,ro 0 0" >>"$1"
+	done
 }
 
 # add_host_userspace ROOT VERSION: a driver user space made under a --root, of test doubles

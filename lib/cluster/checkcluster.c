@@ -8,7 +8,7 @@
 
 #include "base/util.h"
 #include "check/check.h"
-#include "cluster/cluster.h"
+#include "cluster/checkcluster.h"
 
 static void when(long t, char *buf, size_t size)
 {

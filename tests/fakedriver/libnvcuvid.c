@@ -15,36 +15,24 @@
 
 #include "../fakecuda/fake-cuda.h"
 
-#define CUDA_ERROR_INVALID_VALUE 1
-#define NVDECS 2
+#include <ffnvcodec/dynlink_cuda.h>
+#include <ffnvcodec/dynlink_cuviddec.h>
 
-/* cuviddec.h's CUVIDDECODECAPS (88 bytes): what the caller asks, then what it is told. */
-struct decode_caps {
-	int codec;  /* cudaVideoCodec */
-	int chroma; /* cudaVideoChromaFormat: 4:2:0 is 1 */
-	unsigned int bit_depth_minus8;
-	unsigned int reserved1[3];
-	unsigned char supported;
-	unsigned char num_nvdecs;
-	unsigned short output_format_mask;
-	unsigned int max_width, max_height, max_mb_count;
-	unsigned short min_width, min_height;
-	unsigned char histogram_supported;
-	unsigned char counter_bit_depth;
-	unsigned short max_histogram_bins;
-	unsigned int reserved3[10];
-};
-_Static_assert(sizeof(struct decode_caps) == 88, "CUVIDDECODECAPS is 88 bytes");
+#define NVDECS 2
+/* CUDA_ERROR_INVALID_VALUE, a CUresult dynlink_cuda.h leaves out. */
+#define INVALID_VALUE ((CUresult)1)
+
+_Static_assert(sizeof(CUVIDDECODECAPS) == 88, "CUVIDDECODECAPS is 88 bytes");
 
 static struct codec {
 	const char *name;
-	int id; /* cudaVideoCodec */
+	cudaVideoCodec id;
 	int code;
 	bool supported;
 } codecs[] = {
-	{ "h264", 4, 0, true },
-	{ "hevc", 8, 0, true },
-	{ "av1", 11, 0, true },
+	{ "h264", cudaVideoCodec_H264, 0, true },
+	{ "hevc", cudaVideoCodec_HEVC, 0, true },
+	{ "av1", cudaVideoCodec_AV1, 0, true },
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(codecs[0]))
@@ -65,31 +53,32 @@ static void take(const char *word, const char *args)
 		}
 }
 
-int cuvidGetDecoderCaps(struct decode_caps *caps);
-int cuvidGetDecoderCaps(struct decode_caps *caps)
+tcuvidGetDecoderCaps cuvidGetDecoderCaps;
+CUresult cuvidGetDecoderCaps(CUVIDDECODECAPS *caps)
 {
 	if (!loaded) {
 		loaded = true;
 		fake_cuda_read(take);
 	}
 	if (!caps)
-		return CUDA_ERROR_INVALID_VALUE;
-	caps->supported = 0;
-	caps->num_nvdecs = NVDECS;
+		return INVALID_VALUE;
+	caps->bIsSupported = 0;
+	caps->nNumNVDECs = NVDECS;
 	for (size_t i = 0; i < NCODECS; i++) {
-		if (caps->codec != codecs[i].id)
+		if (caps->eCodecType != codecs[i].id)
 			continue;
 		if (codecs[i].code != 0)
-			return codecs[i].code;
-		if (!codecs[i].supported || caps->chroma != 1 || caps->bit_depth_minus8 > 2)
-			return 0;
-		caps->supported = 1;
-		caps->output_format_mask = 1; /* NV12 */
-		caps->max_width = 8192;
-		caps->max_height = 8192;
-		caps->max_mb_count = 8192 / 16 * 8192 / 16;
-		caps->min_width = 48;
-		caps->min_height = 16;
+			return (CUresult)codecs[i].code;
+		if (!codecs[i].supported || caps->eChromaFormat != cudaVideoChromaFormat_420 ||
+		    caps->nBitDepthMinus8 > 2)
+			return CUDA_SUCCESS;
+		caps->bIsSupported = 1;
+		caps->nOutputFormatMask = 1 << cudaVideoSurfaceFormat_NV12;
+		caps->nMaxWidth = 8192;
+		caps->nMaxHeight = 8192;
+		caps->nMaxMBCount = 8192 / 16 * 8192 / 16;
+		caps->nMinWidth = 48;
+		caps->nMinHeight = 16;
 	}
-	return 0;
+	return CUDA_SUCCESS;
 }

@@ -14,55 +14,20 @@
  * As the driver, it refuses with NV_ENC_ERR_INVALID_VERSION a struct whose version word
  * (api | N << 16 | 7 << 28, api = major | minor << 24) is not its struct's N or asks for
  * an API above the largest. Of the function list it fills the entries the probe calls.
+ * Its types and prototypes are nvEncodeAPI.h's, through probe/nvenc.h, as the probe's are.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../../probe/nvenc.h"
 #include "../fakecuda/fake-cuda.h"
 
-enum {
-	NV_ENC_ERR_INVALID_ENCODERDEVICE = 3,
-	NV_ENC_ERR_INVALID_DEVICE = 4,
-	NV_ENC_ERR_INVALID_PTR = 6,
-	NV_ENC_ERR_OUT_OF_MEMORY = 10,
-	NV_ENC_ERR_INVALID_VERSION = 15,
-};
-
-struct guid {
-	uint32_t a;
-	uint16_t b, c;
-	uint8_t d[8];
-};
-
-/* NV_ENC_CODEC_H264_GUID, NV_ENC_CODEC_HEVC_GUID, NV_ENC_CODEC_AV1_GUID */
-static const struct guid codecs[] = {
-	{ 0x6bc82762, 0x4e63, 0x4ca4, { 0xaa, 0x85, 0x1e, 0x50, 0xf3, 0x21, 0xf6, 0xbf } },
-	{ 0x790cdc88, 0x4522, 0x4d7b, { 0x94, 0x25, 0xbd, 0xa9, 0x97, 0x5f, 0x76, 0x03 } },
-	{ 0x0a352289, 0x0aa7, 0x4759, { 0x86, 0x2d, 0x5d, 0x15, 0xcd, 0x16, 0xd2, 0x54 } },
-};
+static const GUID *const codecs[] = { &NV_ENC_CODEC_H264_GUID, &NV_ENC_CODEC_HEVC_GUID,
+				      &NVENC_CODEC_AV1_GUID };
 
 #define NCODECS (sizeof(codecs) / sizeof(codecs[0]))
-
-/* NV_ENCODE_API_FUNCTION_LIST: version, reserved, then the entry points in this order. */
-enum { F_GUID_COUNT = 1, F_GUIDS = 4, F_DESTROY = 27, F_OPEN_EX = 29, F_SLOTS = 320 };
-struct function_list {
-	uint32_t version, reserved;
-	void *f[F_SLOTS];
-};
-
-/* NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS */
-struct open_params {
-	uint32_t version;
-	uint32_t device_type; /* NV_ENC_DEVICE_TYPE_CUDA: 1 */
-	void *device;
-	void *reserved;
-	uint32_t api_version;
-};
-
-#define LIST_VERSION 2u
-#define OPEN_VERSION 1u
 #define MAX_SESSIONS 16
 
 static bool loaded;
@@ -119,17 +84,17 @@ static bool *session_of(void *encoder)
 	return NULL;
 }
 
-static int guid_count(void *encoder, uint32_t *n)
+static NVENCSTATUS NVENCAPI guid_count(void *encoder, uint32_t *n)
 {
 	if (!n)
 		return NV_ENC_ERR_INVALID_PTR;
 	if (!session_of(encoder))
 		return NV_ENC_ERR_INVALID_ENCODERDEVICE;
 	*n = NCODECS;
-	return 0;
+	return NV_ENC_SUCCESS;
 }
 
-static int guids(void *encoder, struct guid *out, uint32_t size, uint32_t *got)
+static NVENCSTATUS NVENCAPI guids(void *encoder, GUID *out, uint32_t size, uint32_t *got)
 {
 	uint32_t n = size < NCODECS ? size : NCODECS;
 
@@ -137,63 +102,63 @@ static int guids(void *encoder, struct guid *out, uint32_t size, uint32_t *got)
 		return NV_ENC_ERR_INVALID_PTR;
 	if (!session_of(encoder))
 		return NV_ENC_ERR_INVALID_ENCODERDEVICE;
-	memcpy(out, codecs, n * sizeof(*out));
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = *codecs[i];
 	*got = n;
-	return 0;
+	return NV_ENC_SUCCESS;
 }
 
-static int destroy(void *encoder)
+static NVENCSTATUS NVENCAPI destroy(void *encoder)
 {
 	bool *s = session_of(encoder);
 
 	if (!s)
 		return NV_ENC_ERR_INVALID_ENCODERDEVICE;
 	*s = false;
-	return 0;
+	return NV_ENC_SUCCESS;
 }
 
-static int open_ex(struct open_params *p, void **encoder)
+static NVENCSTATUS NVENCAPI open_ex(NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS *p, void **encoder)
 {
 	if (!p || !encoder)
 		return NV_ENC_ERR_INVALID_PTR;
-	if (!version_ok(p->version, OPEN_VERSION) || p->api_version != api_of(p->version))
+	if (!version_ok(p->version, NVENC_OPEN_VERSION) || p->apiVersion != api_of(p->version))
 		return NV_ENC_ERR_INVALID_VERSION;
 	if (open_code != 0)
-		return open_code;
-	if (p->device_type != 1 || !p->device)
+		return (NVENCSTATUS)open_code;
+	if (p->deviceType != NV_ENC_DEVICE_TYPE_CUDA || !p->device)
 		return NV_ENC_ERR_INVALID_DEVICE;
 	for (int i = 0; i < MAX_SESSIONS; i++)
 		if (!sessions[i]) {
 			sessions[i] = true;
 			*encoder = &sessions[i];
-			return 0;
+			return NV_ENC_SUCCESS;
 		}
 	return NV_ENC_ERR_OUT_OF_MEMORY;
 }
 
-int NvEncodeAPIGetMaxSupportedVersion(uint32_t *version);
-int NvEncodeAPIGetMaxSupportedVersion(uint32_t *version)
+NVENCSTATUS NVENCAPI NvEncodeAPIGetMaxSupportedVersion(uint32_t *version)
 {
 	load();
 	if (!version)
 		return NV_ENC_ERR_INVALID_PTR;
 	*version = max_major << 4 | max_minor;
-	return 0;
+	return NV_ENC_SUCCESS;
 }
 
-int NvEncodeAPICreateInstance(struct function_list *list);
-int NvEncodeAPICreateInstance(struct function_list *list)
+/* The caller's list is 13.0's (probe/nvenc.h): 11.1's entries are at the same places. */
+NVENCSTATUS NVENCAPI NvEncodeAPICreateInstance(NV_ENCODE_API_FUNCTION_LIST *list)
 {
 	load();
 	if (!list)
 		return NV_ENC_ERR_INVALID_PTR;
-	if (!version_ok(list->version, LIST_VERSION))
+	if (!version_ok(list->version, NVENC_LIST_VERSION))
 		return NV_ENC_ERR_INVALID_VERSION;
 	if (instance_code != 0)
-		return instance_code;
-	list->f[F_GUID_COUNT] = (void *)guid_count;
-	list->f[F_GUIDS] = (void *)guids;
-	list->f[F_DESTROY] = (void *)destroy;
-	list->f[F_OPEN_EX] = (void *)open_ex;
-	return 0;
+		return (NVENCSTATUS)instance_code;
+	list->nvEncGetEncodeGUIDCount = guid_count;
+	list->nvEncGetEncodeGUIDs = guids;
+	list->nvEncDestroyEncoder = destroy;
+	list->nvEncOpenEncodeSessionEx = open_ex;
+	return NV_ENC_SUCCESS;
 }

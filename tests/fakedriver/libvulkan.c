@@ -17,8 +17,8 @@
  *                               vkEnumerateInstanceVersion
  *
  * As the loader, vkGetInstanceProcAddr gives the global functions for no instance and the
- * others only for an instance it made. The few structures are vulkan_core.h's, declared
- * here with the fields it reads or writes.
+ * others only for an instance it made. Its structures and prototypes are vulkan_core.h's
+ * (libvulkan-dev), as the probe's are.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,71 +27,15 @@
 
 #include "../fakecuda/fake-cuda.h"
 
-#define VK_VERSION(major, minor) ((uint32_t)(major) << 22 | (uint32_t)(minor) << 12)
+#include <vulkan/vulkan_core.h>
+
+#define VK_VERSION(major, minor) VK_MAKE_API_VERSION(0, major, minor, 0)
 #define MAX_INSTANCES 8
-
-enum {
-	VK_SUCCESS = 0,
-	VK_INCOMPLETE = 5,
-	VK_ERROR_INITIALIZATION_FAILED = -3,
-	VK_ERROR_INCOMPATIBLE_DRIVER = -9,
-};
-
-enum {
-	S_APPLICATION_INFO = 0,
-	S_INSTANCE_CREATE_INFO = 1,
-	S_PROPERTIES_2 = 1000059001,
-	S_ID_PROPERTIES = 1000071004,
-};
-
-struct app_info {
-	int32_t type;
-	const void *next;
-	const char *name;
-	uint32_t version;
-	const char *engine;
-	uint32_t engine_version;
-	uint32_t api_version;
-};
-
-struct instance_info {
-	int32_t type;
-	const void *next;
-	uint32_t flags;
-	const struct app_info *app;
-};
-
-/* VkBaseOutStructure: how every struct of a pNext chain starts. */
-struct base_out {
-	int32_t type;
-	struct base_out *next;
-};
-
-/* VkPhysicalDeviceIDProperties */
-struct id_properties {
-	int32_t type;
-	void *next;
-	uint8_t device_uuid[16];
-	uint8_t driver_uuid[16];
-	uint8_t luid[8];
-	uint32_t node_mask;
-	uint32_t luid_valid;
-};
-
-/* VkPhysicalDeviceProperties2 up to VkPhysicalDeviceProperties' deviceName. */
-struct properties2 {
-	int32_t type;
-	struct base_out *next;
-	uint32_t api_version, driver_version, vendor, device, device_type;
-	char name[256];
-};
 
 /* A VkInstance is the address of its slot; a VkPhysicalDevice that of its fake_device. */
 struct instance {
 	bool live;
 };
-
-typedef void (*void_function)(void);
 
 static bool loaded, no_devices, other_uuids, loader_message;
 static int instance_code;
@@ -129,24 +73,23 @@ static void load(void)
 		ndev = 0;
 }
 
-static struct instance *instance_of(void *handle)
+static struct instance *instance_of(VkInstance handle)
 {
 	for (int i = 0; i < MAX_INSTANCES; i++)
-		if (handle == &instances[i] && instances[i].live)
+		if ((void *)handle == &instances[i] && instances[i].live)
 			return &instances[i];
 	return NULL;
 }
 
-static const struct fake_device *device_of(void *handle)
+static const struct fake_device *device_of(VkPhysicalDevice handle)
 {
 	for (int i = 0; i < ndev; i++)
-		if (handle == &devices[i])
+		if ((void *)handle == &devices[i])
 			return &devices[i];
 	return NULL;
 }
 
-int vkEnumerateInstanceVersion(uint32_t *version);
-int vkEnumerateInstanceVersion(uint32_t *version)
+VkResult vkEnumerateInstanceVersion(uint32_t *version)
 {
 	load();
 	*version = loader_version;
@@ -154,39 +97,40 @@ int vkEnumerateInstanceVersion(uint32_t *version)
 }
 
 /* A 1.0 loader refuses an application that asks for more (the 1.0 spec's rule). */
-static bool app_too_new(const struct app_info *app)
+static bool app_too_new(const VkApplicationInfo *app)
 {
 	return loader_version < VK_VERSION(1, 1) && app &&
-	       (app->api_version & ~0xfffu) > VK_VERSION(1, 0);
+	       (app->apiVersion & ~0xfffu) > VK_VERSION(1, 0);
 }
 
-int vkCreateInstance(const struct instance_info *info, const void *allocator, void **out);
-int vkCreateInstance(const struct instance_info *info, const void *allocator, void **out)
+VkResult vkCreateInstance(const VkInstanceCreateInfo *info, const VkAllocationCallbacks *allocator,
+			  VkInstance *out)
 {
 	(void)allocator;
 	load();
-	if (!info || info->type != S_INSTANCE_CREATE_INFO || !out ||
-	    (info->app && info->app->type != S_APPLICATION_INFO))
+	if (!info || info->sType != VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO || !out ||
+	    (info->pApplicationInfo &&
+	     info->pApplicationInfo->sType != VK_STRUCTURE_TYPE_APPLICATION_INFO))
 		return VK_ERROR_INITIALIZATION_FAILED;
 	if (loader_message)
-		fprintf(stderr, "ERROR: [Loader Message] Code 0 : loader_scanned_icd_add: Could "
-				"not get 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr' for ICD "
-				"libGLX_nvidia.so.0\n");
+		fprintf(stderr,
+			"ERROR: [Loader Message] Code 0 : loader_scanned_icd_add: Could "
+			"not get 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr' for ICD "
+			"libGLX_nvidia.so.0\n");
 	if (instance_code != 0)
-		return instance_code;
-	if (app_too_new(info->app))
+		return (VkResult)instance_code;
+	if (app_too_new(info->pApplicationInfo))
 		return VK_ERROR_INCOMPATIBLE_DRIVER;
 	for (int i = 0; i < MAX_INSTANCES; i++)
 		if (!instances[i].live) {
 			instances[i].live = true;
-			*out = &instances[i];
+			*out = (VkInstance)(void *)&instances[i];
 			return VK_SUCCESS;
 		}
 	return VK_ERROR_INITIALIZATION_FAILED;
 }
 
-void vkDestroyInstance(void *instance, const void *allocator);
-void vkDestroyInstance(void *instance, const void *allocator)
+void vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator)
 {
 	struct instance *in = instance_of(instance);
 
@@ -195,8 +139,7 @@ void vkDestroyInstance(void *instance, const void *allocator)
 		in->live = false;
 }
 
-int vkEnumeratePhysicalDevices(void *instance, uint32_t *count, void **out);
-int vkEnumeratePhysicalDevices(void *instance, uint32_t *count, void **out)
+VkResult vkEnumeratePhysicalDevices(VkInstance instance, uint32_t *count, VkPhysicalDevice *out)
 {
 	uint32_t n = 0;
 
@@ -207,55 +150,57 @@ int vkEnumeratePhysicalDevices(void *instance, uint32_t *count, void **out)
 		return VK_SUCCESS;
 	}
 	for (; n < *count && n < (uint32_t)ndev; n++)
-		out[n] = &devices[n];
+		out[n] = (VkPhysicalDevice)(void *)&devices[n];
 	*count = n;
 	return n < (uint32_t)ndev ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
-static void fill_id(struct id_properties *id, const struct fake_device *d)
+static void fill_id(VkPhysicalDeviceIDProperties *id, const struct fake_device *d)
 {
 	for (int k = 0; k < 16; k++) {
-		id->device_uuid[k] = other_uuids ? (uint8_t)~d->uuid[k] : d->uuid[k];
-		id->driver_uuid[k] = (uint8_t)(0xd0 + k);
+		id->deviceUUID[k] = other_uuids ? (uint8_t)~d->uuid[k] : d->uuid[k];
+		id->driverUUID[k] = (uint8_t)(0xd0 + k);
 	}
-	memset(id->luid, 0, sizeof(id->luid));
-	id->node_mask = 0;
-	id->luid_valid = 0;
+	memset(id->deviceLUID, 0, sizeof(id->deviceLUID));
+	id->deviceNodeMask = 0;
+	id->deviceLUIDValid = VK_FALSE;
 }
 
-void vkGetPhysicalDeviceProperties2(void *physical, struct properties2 *p);
-void vkGetPhysicalDeviceProperties2(void *physical, struct properties2 *p)
+void vkGetPhysicalDeviceProperties2(VkPhysicalDevice physical, VkPhysicalDeviceProperties2 *p)
 {
 	const struct fake_device *d = device_of(physical);
 
-	if (!d || !p || p->type != S_PROPERTIES_2)
+	if (!d || !p || p->sType != VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2)
 		return;
-	p->api_version = VK_VERSION(1, 3);
-	p->driver_version = 580u << 22 | 159u << 14 | 4u << 6; /* NVIDIA's packing: 580.159.04 */
-	p->vendor = 0x10de;
-	p->device = 0x2335;
-	p->device_type = 2; /* VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU */
-	snprintf(p->name, sizeof(p->name), "Test double of an NVIDIA GPU at %s", d->pci);
-	for (struct base_out *s = p->next; s; s = s->next)
-		if (s->type == S_ID_PROPERTIES)
-			fill_id((struct id_properties *)s, d);
+	p->properties.apiVersion = VK_VERSION(1, 3);
+	/* NVIDIA's packing: 580.159.04 */
+	p->properties.driverVersion = 580u << 22 | 159u << 14 | 4u << 6;
+	p->properties.vendorID = 0x10de;
+	p->properties.deviceID = 0x2335;
+	p->properties.deviceType = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+	snprintf(p->properties.deviceName, sizeof(p->properties.deviceName),
+		 "Test double of an NVIDIA GPU at %s", d->pci);
+	for (VkBaseOutStructure *s = p->pNext; s; s = s->pNext)
+		if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES)
+			fill_id((VkPhysicalDeviceIDProperties *)s, d);
 }
 
-void_function vkGetInstanceProcAddr(void *instance, const char *name);
-void_function vkGetInstanceProcAddr(void *instance, const char *name)
+PFN_vkVoidFunction vkGetInstanceProcAddr(VkInstance instance, const char *name)
 {
 	static const struct {
 		const char *name;
-		void_function f;
+		PFN_vkVoidFunction f;
 		bool global; /* given for no instance */
 	} table[] = {
-		{ "vkGetInstanceProcAddr", (void_function)vkGetInstanceProcAddr, true },
-		{ "vkEnumerateInstanceVersion", (void_function)vkEnumerateInstanceVersion, true },
-		{ "vkCreateInstance", (void_function)vkCreateInstance, true },
-		{ "vkDestroyInstance", (void_function)vkDestroyInstance, false },
-		{ "vkEnumeratePhysicalDevices", (void_function)vkEnumeratePhysicalDevices, false },
-		{ "vkGetPhysicalDeviceProperties2", (void_function)vkGetPhysicalDeviceProperties2,
+		{ "vkGetInstanceProcAddr", (PFN_vkVoidFunction)vkGetInstanceProcAddr, true },
+		{ "vkEnumerateInstanceVersion", (PFN_vkVoidFunction)vkEnumerateInstanceVersion,
+		  true },
+		{ "vkCreateInstance", (PFN_vkVoidFunction)vkCreateInstance, true },
+		{ "vkDestroyInstance", (PFN_vkVoidFunction)vkDestroyInstance, false },
+		{ "vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)vkEnumeratePhysicalDevices,
 		  false },
+		{ "vkGetPhysicalDeviceProperties2",
+		  (PFN_vkVoidFunction)vkGetPhysicalDeviceProperties2, false },
 	};
 
 	load();

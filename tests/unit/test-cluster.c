@@ -15,6 +15,9 @@
 #include "cluster/cluster.h"
 #include "driver/hoststate.h"
 #include "ids.h"
+#include "cluster/judge.h"
+#include "cluster/rrd.h"
+#include "cluster/checkcluster.h"
 
 #define UUID_H200 "GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460"
 #define UUID_B200_0 "GPU-5eed0000-0000-4000-8000-000000000000"
