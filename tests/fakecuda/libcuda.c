@@ -24,7 +24,8 @@
  * current context.
  *
  * It is never a real driver: tests use it to reach every probe finding through a real
- * container, a real attach and a real deadline.
+ * container, a real attach and a real deadline. Its entry points have dynlink_cuda.h's types
+ * (libffmpeg-nvenc-dev), as the probe's calls do; those the header lacks, cuda.h's.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -33,23 +34,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ffnvcodec/dynlink_cuda.h>
+
 #include "fake-cuda.h"
 
 #define MAX_ALLOCATIONS 64
 #define MAX_BLOCK_THREADS 1024u
 
-enum {
-	CU_SUCCESS = 0,
-	CU_INVALID_VALUE = 1,
-	CU_OUT_OF_MEMORY = 2,
-	CU_NOT_INITIALIZED = 3,
-	CU_INVALID_DEVICE = 101,
-	CU_INVALID_CONTEXT = 201,
-	CU_INVALID_PTX = 218,
-	CU_INVALID_HANDLE = 400,
-	CU_NOT_FOUND = 500,
-	CU_ILLEGAL_ADDRESS = 700,
-};
+/* cuda.h's codes that dynlink_cuda.h's CUresult leaves out. */
+#define CU_SUCCESS CUDA_SUCCESS
+#define CU_INVALID_VALUE ((CUresult)1)
+#define CU_OUT_OF_MEMORY ((CUresult)2)
+#define CU_NOT_INITIALIZED ((CUresult)3)
+#define CU_INVALID_DEVICE ((CUresult)101)
+#define CU_INVALID_CONTEXT ((CUresult)201)
+#define CU_INVALID_PTX ((CUresult)218)
+#define CU_INVALID_HANDLE ((CUresult)400)
+#define CU_NOT_FOUND ((CUresult)500)
+#define CU_ILLEGAL_ADDRESS ((CUresult)700)
 
 enum step {
 	S_CONTEXT,
@@ -137,15 +139,15 @@ static void load(void)
 	fake_cuda_read(take);
 }
 
-int cuDriverGetVersion(int *v);
-int cuDriverGetVersion(int *v)
+CUresult cuDriverGetVersion(int *v);
+CUresult cuDriverGetVersion(int *v)
 {
 	*v = 13000;
 	return 0;
 }
 
-int cuInit(unsigned int flags);
-int cuInit(unsigned int flags)
+tcuInit cuInit;
+CUresult cuInit(unsigned int flags)
 {
 	(void)flags;
 	load();
@@ -160,22 +162,22 @@ int cuInit(unsigned int flags)
 	return result;
 }
 
-int cuDeviceGetCount(int *n);
-int cuDeviceGetCount(int *n)
+tcuDeviceGetCount cuDeviceGetCount;
+CUresult cuDeviceGetCount(int *n)
 {
 	*n = result == 0 ? ndev : 0;
 	return result;
 }
 
-int cuDeviceGet(int *dev, int ordinal);
-int cuDeviceGet(int *dev, int ordinal)
+tcuDeviceGet cuDeviceGet;
+CUresult cuDeviceGet(CUdevice *dev, int ordinal)
 {
 	*dev = ordinal;
 	return ordinal >= 0 && ordinal < ndev ? 0 : CU_INVALID_DEVICE;
 }
 
-int cuDeviceGetPCIBusId(char *buf, int len, int dev);
-int cuDeviceGetPCIBusId(char *buf, int len, int dev)
+CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice dev);
+CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice dev)
 {
 	if (dev < 0 || dev >= ndev)
 		return CU_INVALID_DEVICE;
@@ -183,8 +185,8 @@ int cuDeviceGetPCIBusId(char *buf, int len, int dev)
 	return 0;
 }
 
-int cuDeviceGetUuid_v2(unsigned char *out, int dev);
-int cuDeviceGetUuid_v2(unsigned char *out, int dev)
+CUresult cuDeviceGetUuid_v2(unsigned char *out, CUdevice dev);
+CUresult cuDeviceGetUuid_v2(unsigned char *out, CUdevice dev)
 {
 	if (dev < 0 || dev >= ndev)
 		return CU_INVALID_DEVICE;
@@ -213,8 +215,8 @@ static int enter_current(enum step s)
 	return r;
 }
 
-int cuDevicePrimaryCtxRetain(void **ctx, int dev);
-int cuDevicePrimaryCtxRetain(void **ctx, int dev)
+tcuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain;
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
 	int r = enter(S_CONTEXT);
 
@@ -225,12 +227,12 @@ int cuDevicePrimaryCtxRetain(void **ctx, int dev)
 	if (dev < 0 || dev >= ndev)
 		return CU_INVALID_DEVICE;
 	contexts[dev].refs++;
-	*ctx = &contexts[dev];
+	*ctx = (CUcontext)(void *)&contexts[dev];
 	return 0;
 }
 
-int cuDevicePrimaryCtxRelease_v2(int dev);
-int cuDevicePrimaryCtxRelease_v2(int dev)
+tcuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease_v2;
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	if (!initialised)
 		return CU_NOT_INITIALIZED;
@@ -243,8 +245,8 @@ int cuDevicePrimaryCtxRelease_v2(int dev)
 	return 0;
 }
 
-int cuCtxSetCurrent(void *ctx);
-int cuCtxSetCurrent(void *ctx)
+CUresult cuCtxSetCurrent(CUcontext ctx);
+CUresult cuCtxSetCurrent(CUcontext ctx)
 {
 	int r = enter(S_CURRENT);
 
@@ -255,7 +257,7 @@ int cuCtxSetCurrent(void *ctx)
 		return 0;
 	}
 	for (int i = 0; i < ndev; i++)
-		if (ctx == &contexts[i] && contexts[i].refs > 0) {
+		if ((void *)ctx == &contexts[i] && contexts[i].refs > 0) {
 			current = &contexts[i];
 			return 0;
 		}
@@ -275,8 +277,8 @@ static struct allocation *allocation_of(unsigned long long dptr, size_t n)
 	return NULL;
 }
 
-int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes);
-int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes)
+tcuMemAlloc_v2 cuMemAlloc_v2;
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
 	int r = enter_current(S_ALLOC);
 
@@ -299,8 +301,8 @@ int cuMemAlloc_v2(unsigned long long *dptr, size_t bytes)
 	return CU_OUT_OF_MEMORY;
 }
 
-int cuMemFree_v2(unsigned long long dptr);
-int cuMemFree_v2(unsigned long long dptr)
+tcuMemFree_v2 cuMemFree_v2;
+CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
 	if (!initialised)
 		return CU_NOT_INITIALIZED;
@@ -315,8 +317,8 @@ int cuMemFree_v2(unsigned long long dptr)
 	return CU_INVALID_VALUE;
 }
 
-int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n);
-int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n)
+tcuMemcpyHtoD_v2 cuMemcpyHtoD_v2;
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	int r = enter_current(S_HTOD);
 
@@ -328,8 +330,8 @@ int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n)
 	return 0;
 }
 
-int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n);
-int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n)
+tcuMemcpyDtoH_v2 cuMemcpyDtoH_v2;
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	int r = enter_current(S_DTOH);
 
@@ -343,8 +345,8 @@ int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n)
 	return 0;
 }
 
-int cuModuleLoadData(void **module, const void *image);
-int cuModuleLoadData(void **module, const void *image)
+tcuModuleLoadData cuModuleLoadData;
+CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
 	int r = enter_current(S_MODULE);
 
@@ -355,25 +357,25 @@ int cuModuleLoadData(void **module, const void *image)
 	if (!strstr(image, ".entry gp_add_index"))
 		return CU_INVALID_PTX;
 	modules_loaded++;
-	*module = &module_token;
+	*module = (CUmodule)(void *)&module_token;
 	return 0;
 }
 
-int cuModuleUnload(void *module);
-int cuModuleUnload(void *module)
+tcuModuleUnload cuModuleUnload;
+CUresult cuModuleUnload(CUmodule module)
 {
 	if (!initialised)
 		return CU_NOT_INITIALIZED;
 	if (!current)
 		return CU_INVALID_CONTEXT;
-	if (module != &module_token || modules_loaded == 0)
+	if ((void *)module != &module_token || modules_loaded == 0)
 		return CU_INVALID_HANDLE;
 	modules_loaded--;
 	return 0;
 }
 
-int cuModuleGetFunction(void **fn, void *module, const char *name);
-int cuModuleGetFunction(void **fn, void *module, const char *name)
+tcuModuleGetFunction cuModuleGetFunction;
+CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name)
 {
 	int r = enter_current(S_FUNCTION);
 
@@ -381,11 +383,11 @@ int cuModuleGetFunction(void **fn, void *module, const char *name)
 		return r;
 	if (!fn || !name)
 		return CU_INVALID_VALUE;
-	if (module != &module_token || modules_loaded == 0)
+	if ((void *)module != &module_token || modules_loaded == 0)
 		return CU_INVALID_HANDLE;
 	if (strcmp(name, "gp_add_index") != 0)
 		return CU_NOT_FOUND;
-	*fn = &function_token;
+	*fn = (CUfunction)(void *)&function_token;
 	return 0;
 }
 
@@ -403,12 +405,10 @@ static void add_index(unsigned long long p, unsigned int n, unsigned long long t
 		words[i] += i;
 }
 
-int cuLaunchKernel(void *fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-		   unsigned int by, unsigned int bz, unsigned int shared, void *stream,
-		   void **params, void **extra);
-int cuLaunchKernel(void *fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-		   unsigned int by, unsigned int bz, unsigned int shared, void *stream,
-		   void **params, void **extra)
+tcuLaunchKernel cuLaunchKernel;
+CUresult cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,
+			unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+			CUstream stream, void **params, void **extra)
 {
 	int r = enter_current(S_LAUNCH);
 
@@ -417,7 +417,7 @@ int cuLaunchKernel(void *fn, unsigned int gx, unsigned int gy, unsigned int gz, 
 	(void)extra;
 	if (r != 0)
 		return r;
-	if (fn != &function_token || modules_loaded == 0)
+	if ((void *)fn != &function_token || modules_loaded == 0)
 		return CU_INVALID_HANDLE;
 	if (!gx || !gy || !gz || !bx || !by || !bz ||
 	    (unsigned long long)bx * by * bz > MAX_BLOCK_THREADS || !params || !params[0] ||
@@ -429,8 +429,8 @@ int cuLaunchKernel(void *fn, unsigned int gx, unsigned int gy, unsigned int gz, 
 	return 0;
 }
 
-int cuCtxSynchronize(void);
-int cuCtxSynchronize(void)
+CUresult cuCtxSynchronize(void);
+CUresult cuCtxSynchronize(void)
 {
 	int r = enter_current(S_SYNC);
 
@@ -441,8 +441,8 @@ int cuCtxSynchronize(void)
 	return r;
 }
 
-int cuGetErrorName(int code, const char **name);
-int cuGetErrorName(int code, const char **name)
+tcuGetErrorName cuGetErrorName;
+CUresult cuGetErrorName(CUresult code, const char **name)
 {
 	static const struct {
 		int code;
@@ -473,7 +473,7 @@ int cuGetErrorName(int code, const char **name)
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].code == code) {
+		if (names[i].code == (int)code) {
 			*name = names[i].name;
 			return 0;
 		}
