@@ -207,6 +207,31 @@ static void adopt_takes_a_recipe_over(void **state)
 	assert_string_equal(kept, before);
 }
 
+/* A .applied badly owned, or larger than its limit, is a configuration to fix: said, kept. */
+static void applied_held_to_the_rule(void **state)
+{
+	_cleanup_free_ char *before = NULL, *after = NULL;
+	struct gp_attach_opts o = opts("all");
+	struct gp_log_capture said;
+
+	(void)state;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	before = slurp(config);
+	o.gpus = NULL;
+	sh("chmod 666 %s", applied);
+	gp_log_capture_start(&said);
+	assert_int_equal(gp_detach(&o), -GP_EBADCONF);
+	gp_log_capture_stop(&said);
+	assert_non_null(strstr(said.text, "it must be owned by root and not writable"));
+	sh("chmod 644 %s && truncate -s 300K %s", applied, applied);
+	gp_log_capture_start(&said);
+	assert_int_equal(gp_detach(&o), -GP_EBADCONF);
+	gp_log_capture_stop(&said);
+	assert_non_null(strstr(said.text, "is larger than"));
+	after = slurp(config);
+	assert_string_equal(after, before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +240,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(attach_refuses_a_recipe, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(adopt_takes_a_recipe_over, setup_recipe, teardown),
+		cmocka_unit_test_setup_teardown(applied_held_to_the_rule, setup, teardown),
 	};
 
 	gp_log_stdout = false;
