@@ -48,7 +48,7 @@ struct gp_node_inv {
 void gp_node_inv_from_state(const char *node, const struct gp_host_state *s,
 			    const struct gp_ini *defaults, long now, struct gp_node_inv *inv);
 
-/* inv as JSON (the layout README's "Proxmox VE clusters" shows); caller owns it. */
+/* inv as JSON (the layout docs/proxmox.md shows); caller owns it. */
 struct json_object *gp_node_inv_json(const struct gp_node_inv *inv);
 
 /*

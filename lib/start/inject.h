@@ -86,13 +86,12 @@ int gp_inject_unstage(const char *root, const char *name);
 /*
  * Gives the container name whose rootfs is mounted at rootfs the files of inj, each bound
  * from the tree pre-start staged (under root, the host's, where each file and directory is
- * held to the owner rule again): see the
- * README's "Driver user space" for what is made where. A musl rootfs, a container whose
- * own loader cache names driver libraries of another version, and any path of the
- * rootfs that is a link, a mount point or not a directory are refused; on any failure
- * nothing made is left. Nothing of the rootfs runs; the host's ldconfig, when the
- * container's loader cache lacks the files, runs confined to the rootfs with no
- * privilege. 0 or -errno, said.
+ * held to the owner rule again): see docs/driver.md for what is made where. A musl
+ * rootfs, a container whose own loader cache names driver libraries of another version,
+ * and any path of the rootfs that is a link, a mount point or not a directory are
+ * refused; on any failure nothing made is left. Nothing of the rootfs runs; the host's
+ * ldconfig, when the container's loader cache lacks the files, runs confined to the rootfs
+ * with no privilege. 0 or -errno, said.
  */
 int gp_inject_mount(const char *root, const char *name, const char *rootfs,
 		    const struct gp_inject *inj);

@@ -78,7 +78,7 @@ test_inject_runs_from_injected_files() {
 	check "write to a library" "Read-only file system" \
 		"$(in_ct "$P" ij "echo x 2>&1 >>/usr/local/nvidia/lib64/libcuda.so.$US || true" | grep -o 'Read-only file system')"
 	stop ij
-	# After stop, what the README lists: the empty mount point, the PATH link, the cache.
+	# After stop, what docs/driver.md lists: the empty mount point, the PATH link, the cache.
 	after=$(rootfs_list ij)
 	check "left in the rootfs" "./etc/ld.so.cache f 
 ./usr/bin/nvidia-smi l /usr/local/nvidia/bin/nvidia-smi

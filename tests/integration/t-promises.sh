@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# README and SECURITY.md promises (docs/promises.md) that no other file's test held: the
+# README, guide and SECURITY.md promises (docs/promises.md) that no other file's test held: the
 # table itself, attach after a driver update, the ini's mode, v1 device rules, the
 # autodev binds on top. Sourced by run.sh.
 
