@@ -56,7 +56,9 @@ static int check_parses(const char *path)
 
 static char *read_applied(const struct gp_check_ctx *ctx, const char *name)
 {
-	return gp_applied_peek(ctx->root, ctx->confdir, name);
+	_cleanup_free_ char *path = gp_applied_path_to_read(ctx->root, ctx->confdir, name);
+
+	return path ? gp_applied_peek(path) : NULL;
 }
 
 static bool is_gpu_hook(const struct gp_cfgline *l)

@@ -7,23 +7,18 @@
 #include "config/applied.h"
 #include "config/ini.h"
 
-int gp_applied_read(const char *root, const char *confdir, const char *name, char **text)
+int gp_applied_read(const char *path, char **text)
 {
-	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name);
-	int r;
+	int r = gp_ini_read_owned(path, GP_APPLIED_MAX_SIZE, text);
 
-	if (!path)
-		return -ENOMEM;
-	r = gp_ini_read_owned(path, GP_APPLIED_MAX_SIZE, text);
 	return r == -EFBIG ? -GP_EBADCONF : r; /* for the admin to fix, as an ini */
 }
 
-char *gp_applied_peek(const char *root, const char *confdir, const char *name)
+char *gp_applied_peek(const char *path)
 {
-	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name);
 	char *buf = NULL;
 
-	if (path && gp_read_file(path, GP_APPLIED_MAX_SIZE, &buf, NULL) < 0)
+	if (gp_read_file(path, GP_APPLIED_MAX_SIZE, &buf, NULL) < 0)
 		buf = NULL;
 	return buf;
 }

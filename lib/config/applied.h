@@ -13,13 +13,14 @@
 #define GP_APPLIED_MAX_SIZE (256 * 1024)
 
 /*
- * Reads it into *text (malloc'd, NUL-ended): 0; -ENOENT when there is none, said by no
- * one; -GP_EBADCONF for a file to fix (its owner, mode or size), said; another -errno, said.
+ * Reads the one at path (gp_applied_path_to_read's) into *text (malloc'd, NUL-ended): 0;
+ * -ENOENT when there is none, said by no one; -GP_EBADCONF for a file to fix (its owner,
+ * mode or size), said; another -errno, said.
  */
-int gp_applied_read(const char *root, const char *confdir, const char *name, char **text);
+int gp_applied_read(const char *path, char **text);
 
 /* The same without the owner rule and unsaid, for check's reading: NULL for none. */
-char *gp_applied_peek(const char *root, const char *confdir, const char *name);
+char *gp_applied_peek(const char *path);
 
 /* Writes text as it, durably, with the container files' mode: 0 or -errno, said. */
 int gp_applied_write(const char *root, const char *confdir, const char *name, const char *text,

@@ -99,9 +99,10 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 /* The lines a previous attach added, so that they can be taken out again. */
 static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 {
+	_cleanup_free_ char *path = gp_applied_path_to_read(o->root, o->confdir, o->name);
 	_cleanup_free_ char *buf = NULL;
 	char *save = NULL;
-	int r = gp_applied_read(o->root, o->confdir, o->name, &buf);
+	int r = path ? gp_applied_read(path, &buf) : -ENOMEM;
 
 	if (r == -ENOENT)
 		return 0;

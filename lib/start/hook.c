@@ -294,7 +294,7 @@ static int check_applied_majors(const char *root, const char *confdir, const cha
 	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name), *buf = NULL;
 	bool pve = gp_root_is_pve(root);
 	char *save = NULL;
-	int bad = 0, r = gp_applied_read(root, confdir, name, &buf);
+	int bad = 0, r = path ? gp_applied_read(path, &buf) : -ENOMEM;
 
 	if (r == -ENOENT)
 		return 0;
