@@ -246,6 +246,7 @@ $(BUILD)/tests/test-rootfsread: UNIT_CFLAGS += -DHELPERS='"$(CURDIR)/$(BUILD)/te
 $(BUILD)/tests/test-rootfsread: UNIT_LDFLAGS = -Wl,--wrap=gp_userspace_scan_rootfs
 $(BUILD)/tests/test-checkdriver: | $(FAKECUDA)/.stamp
 $(BUILD)/tests/test-checkdriver: UNIT_CFLAGS += -DFAKECUDA='"$(CURDIR)/$(FAKECUDA)/libcuda.so"'
+$(BUILD)/tests/test-hook: UNIT_LDFLAGS = -Wl,--wrap=mknod -Wl,--wrap=fchownat
 $(BUILD)/tests/test-uvmapply: UNIT_LDFLAGS = -Wl,--wrap=gp_module_insert -Wl,--wrap=gp_module_remove
 
 subst_paths = sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' \
@@ -332,8 +333,11 @@ pkg-check:
 layers:
 	@tools/check-layers.sh all "$(LAYERS)" "$(HOOK_LAYERS)"
 
+# attach, detach, adopt and the hook's moments need no root: run again as nobody to hold it.
+UNIT_NO_ROOT := $(BUILD)/tests/test-attach $(BUILD)/tests/test-hook
 unit: $(UNIT_BIN) layers
 	@tools/run-unit.sh $(UNIT_BIN)
+	@tools/run-unit.sh --as nobody $(UNIT_NO_ROOT)
 
 integration: all tests-helpers
 	@tests/integration/run.sh

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/child.h"
+#include "base/ctx.h"
 #include "base/exitcode.h"
 #include "base/paths.h"
 #include "base/util.h"
@@ -50,15 +51,15 @@ static void usage(FILE *f)
 		   "autodev, mount or post-stop. Installed by gpu-provision attach.\n");
 }
 
-static int run(const char *type, const char *root, const char *confdir, const char *name,
+static int run(const char *type, const struct gp_ctx *ctx, const char *name,
 	       const struct lxc_env *env)
 {
 	if (strcmp(type, "pre-start") == 0)
-		return gp_hook_pre_start(root, confdir, name, env->config[0] ? env->config : NULL);
+		return gp_hook_pre_start(ctx, name, env->config[0] ? env->config : NULL);
 	if (strcmp(type, "autodev") == 0 || strcmp(type, "mount") == 0)
-		return gp_hook_mount(root, name, env->rootfs[0] ? env->rootfs : NULL);
+		return gp_hook_mount(ctx, name, env->rootfs[0] ? env->rootfs : NULL);
 	if (strcmp(type, "post-stop") == 0)
-		return gp_hook_post_stop(root, name);
+		return gp_hook_post_stop(ctx, name);
 	gp_error("unknown hook type \"%s\"; use it as lxc.hook.pre-start, autodev, mount or "
 		 "post-stop",
 		 type);
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
 	};
 	const char *root = NULL, *confdir = GP_CONFDIR, *name, *type;
 	struct lxc_env env;
+	struct gp_ctx ctx;
 	int c, r;
 
 	gp_stdio_ensure();
@@ -111,7 +113,9 @@ int main(int argc, char **argv)
 		gp_error("\"%s\" is not a container name this hook accepts", name);
 		return GP_EXIT_USAGE;
 	}
-	r = run(type, root, confdir, name, &env);
+	/* LXC gives the config's path (LXC_CONFIG_FILE): the hook needs no lxcpath. */
+	gp_ctx_init(&ctx, root, confdir, NULL, false);
+	r = run(type, &ctx, name, &env);
 	if (r < 0)
 		gp_error("%s: %s refused for container \"%s\"", type,
 			 strcmp(type, "post-stop") ? "start" : "cleanup", name);

@@ -32,7 +32,7 @@ static int attach_opts_of_cli(const struct gp_cli *cli, const char *verb, struct
 		gp_error("\"%s\" is not a container name gpu-provision accepts", cli->args[1]);
 		return -GP_EBADCONF;
 	}
-	if (cli->confdir[0] != '/') {
+	if (cli->ctx.confdir[0] != '/') {
 		gp_error("--confdir must be an absolute path");
 		return -GP_EBADCONF;
 	}
@@ -43,9 +43,7 @@ static int attach_opts_of_cli(const struct gp_cli *cli, const char *verb, struct
 void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *hook,
 			struct gp_attach_opts *o)
 {
-	*o = (struct gp_attach_opts){ .root = cli->root,
-				      .confdir = cli->confdir,
-				      .lxcpath = cli->lxcpath,
+	*o = (struct gp_attach_opts){ .ctx = &cli->ctx,
 				      .name = name,
 				      .gpus = cli->gpus,
 				      .caps = cli->caps,
@@ -55,7 +53,6 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
 						: cli->no_inject ? -1
 								 : 0,
 				      .capabilities = cli->capabilities,
-				      .pve = cli->pve,
 				      .dry_run = cli->dry_run };
 }
 

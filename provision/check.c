@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/child.h"
+#include "base/ctx.h"
 #include "base/escape.h"
 #include "base/exitcode.h"
 #include "base/paths.h"
@@ -33,9 +34,9 @@ static int probe_timeout_ms(const struct gp_cli *cli, const char *name)
 	if (cli->timeout)
 		return (int)cli->timeout * 1000;
 	gp_log_capture_start(&quiet);
-	if (gp_hostconf_load(cli->confdir, &host) < 0)
+	if (gp_hostconf_load(&cli->ctx, &host) < 0)
 		gp_ini_init(&host);
-	r = gp_ini_load(cli->root, cli->confdir, name, &conf);
+	r = gp_ini_load(&cli->ctx, name, &conf);
 	gp_log_capture_stop(&quiet);
 	if (r < 0)
 		return (int)host.probe_timeout * 1000;
@@ -95,15 +96,15 @@ static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 	snprintf(timeout, sizeof(timeout), "%d", timeout_ms / 1000);
 	gp_program_path("gpu-provision", GP_SBINDIR, self, sizeof(self));
 	argv[argc++] = self;
-	if (cli->root) {
+	if (cli->ctx.root) {
 		argv[argc++] = (char *)"--root";
-		argv[argc++] = cli->root;
+		argv[argc++] = (char *)cli->ctx.root;
 	}
 	argv[argc++] = (char *)"--confdir";
-	argv[argc++] = (char *)cli->confdir;
-	if (cli->lxcpath) {
+	argv[argc++] = (char *)cli->ctx.confdir;
+	if (cli->ctx.lxcpath) {
 		argv[argc++] = (char *)"--lxcpath";
-		argv[argc++] = cli->lxcpath;
+		argv[argc++] = (char *)cli->ctx.lxcpath;
 	}
 	argv[argc++] = (char *)"probe";
 	argv[argc++] = s->name;
@@ -168,16 +169,16 @@ static bool listed(char **list, int n, const char *name)
 }
 
 /* --all: the containers with an ini, then those whose config gives GPUs by hand. */
-static int names_all(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char ***list)
+static int names_all(const struct gp_cli *cli, const struct gp_check_run *run, char ***list)
 {
 	char **every = NULL, **grown;
-	int n = gp_containers_with_gpus(cli->root, cli->confdir, list), m;
+	int n = gp_containers_with_gpus(&cli->ctx, list), m;
 
 	if (n < 0)
 		return n;
-	m = gp_containers_all(ctx->root, cli->lxcpath, ctx->pve, &every);
+	m = gp_containers_all(run->ctx, &every);
 	for (int i = 0; i < m; i++) {
-		if (listed(*list, n, every[i]) || !gp_check_has_gpus(ctx, every[i]))
+		if (listed(*list, n, every[i]) || !gp_check_has_gpus(run, every[i]))
 			continue;
 		grown = realloc(*list, (size_t)(n + 2) * sizeof(char *));
 		if (!grown)
@@ -191,10 +192,10 @@ static int names_all(const struct gp_cli *cli, const struct gp_check_ctx *ctx, c
 	return n;
 }
 
-static int names(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char ***list)
+static int names(const struct gp_cli *cli, const struct gp_check_run *run, char ***list)
 {
 	if (cli->all)
-		return names_all(cli, ctx, list);
+		return names_all(cli, run, list);
 	if (cli->nargs < 2) {
 		*list = NULL;
 		return 0;
@@ -206,20 +207,20 @@ static int names(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char 
 }
 
 /* Checks each container in list; a container named on the command line must exist. */
-static int check_containers(const struct gp_cli *cli, const struct gp_check_ctx *ctx, char **list,
+static int check_containers(const struct gp_cli *cli, const struct gp_check_run *run, char **list,
 			    struct gp_check_subject *subj, int n)
 {
 	for (int i = 0; i < n; i++) {
 		snprintf(subj[i].name, sizeof(subj[i].name), "%s", list[i]);
-		if (gp_check_container(ctx, list[i], &subj[i].f) == -ENOENT && !cli->all) {
+		if (gp_check_container(run, list[i], &subj[i].f) == -ENOENT && !cli->all) {
 			gp_error("check %s: no such container; see gpu-provision list, or lxc-ls "
 				 "/ pct list",
 				 list[i]);
 			return -ENOENT;
 		}
-		if (ctx->pve)
-			gp_check_ini_node_local(ctx, list[i], &subj[i].f);
-		subj[i].running = gp_container_running(list[i], cli->lxcpath);
+		if (run->ctx->pve)
+			gp_check_ini_node_local(run, list[i], &subj[i].f);
+		subj[i].running = gp_container_running(list[i], cli->ctx.lxcpath);
 	}
 	probe_all(cli, subj, n);
 	return 0;
@@ -239,11 +240,11 @@ static int exit_code(int report, bool listing_failed)
  * (said): the rest of the report stands.
  */
 static struct gp_cluster_check *check_cluster(const struct gp_cli *cli,
-					      const struct gp_check_ctx *ctx)
+					      const struct gp_check_run *run)
 {
-	struct gp_cluster_check *cc = ctx->pve ? calloc(1, sizeof(*cc)) : NULL;
+	struct gp_cluster_check *cc = run->ctx->pve ? calloc(1, sizeof(*cc)) : NULL;
 
-	if (cc && gp_check_cluster(ctx, cli->nargs == 2 ? cli->args[1] : NULL, cc) < 0) {
+	if (cc && gp_check_cluster(run, cli->nargs == 2 ? cli->args[1] : NULL, cc) < 0) {
 		gp_check_cluster_free(cc);
 		free(cc);
 		cc = NULL;
@@ -253,7 +254,7 @@ static struct gp_cluster_check *check_cluster(const struct gp_cli *cli,
 
 int gp_cmd_check(const struct gp_cli *cli)
 {
-	struct gp_check_ctx ctx;
+	struct gp_check_run run;
 	struct gp_findings *host = calloc(1, sizeof(*host));
 	struct gp_check_subject *subj = NULL;
 	struct gp_cluster_check *cluster = NULL;
@@ -267,19 +268,18 @@ int gp_cmd_check(const struct gp_cli *cli)
 		free(host);
 		return GP_EXIT_USAGE;
 	}
-	if (!host || gp_check_ctx_init(&ctx, cli->root, cli->confdir, cli->lxcpath,
-				       cli->pve || gp_root_is_pve(cli->root)) < 0) {
+	if (!host || gp_check_run_init(&run, &cli->ctx) < 0) {
 		free(host);
 		return GP_EXIT_FAILED;
 	}
-	gp_check_host(&ctx, host);
-	cluster = check_cluster(cli, &ctx);
-	n = names(cli, &ctx, &list);
+	gp_check_host(&run, host);
+	cluster = check_cluster(cli, &run);
+	n = names(cli, &run, &list);
 	if (n < 0) /* the host is still reported; the exit says what failed */
 		gp_error_errno(n, "Failed to list the containers with an ini in \"%s\"",
-			       cli->confdir);
+			       cli->ctx.confdir);
 	subj = calloc(n > 0 ? (size_t)n : 1, sizeof(*subj));
-	if (subj && check_containers(cli, &ctx, list, subj, n > 0 ? n : 0) < 0)
+	if (subj && check_containers(cli, &run, list, subj, n > 0 ? n : 0) < 0)
 		ret = GP_EXIT_USAGE;
 	else if (subj)
 		ret = exit_code(gp_check_report(cli, host, subj, n > 0 ? n : 0, cluster), n < 0);
@@ -287,7 +287,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 	if (cluster)
 		gp_check_cluster_free(cluster);
 	free(cluster);
-	gp_check_ctx_free(&ctx);
+	gp_check_run_free(&run);
 	for (int i = 0; subj && i < n; i++)
 		free(subj[i].caps.v);
 	free(subj);

@@ -8,8 +8,14 @@
 
 #include <stdbool.h>
 
-/* What the command line said; each command reads what it needs. */
+#include "base/ctx.h"
+
+/*
+ * What the command line said; each command reads what it needs, and where it works from
+ * ctx, which main makes of --root, --confdir, --lxcpath and --pve once they are parsed.
+ */
 struct gp_cli {
+	struct gp_ctx ctx;
 	char *root;
 	char *lxcpath;
 	const char *confdir;

@@ -14,7 +14,7 @@ int gp_cmd_host(const struct gp_cli *cli)
 {
 	struct gp_host_state s;
 	struct gp_report rep = {
-		.root = cli->root, .host = &s.host, .mods = &s.mods, .hmm = &s.hmm
+		.root = cli->ctx.root, .host = &s.host, .mods = &s.mods, .hmm = &s.hmm
 	};
 	struct gp_log_capture quiet;
 	struct gp_userspace *us;
@@ -27,17 +27,17 @@ int gp_cmd_host(const struct gp_cli *cli)
 	}
 	us = calloc(1, sizeof(*us));
 	inj = calloc(1, sizeof(*inj));
-	if (!us || !inj || gp_host_state_read(cli->root, GP_STATE_NVML, &s) < 0) {
+	if (!us || !inj || gp_host_state_read(cli->ctx.root, GP_STATE_NVML, &s) < 0) {
 		free(us);
 		free(inj);
 		return GP_EXIT_FAILED;
 	}
 	/* A cache that cannot be read is said, and the rest of the host still shown. */
-	if (gp_userspace_discover(cli->root, s.host.version, us) == 0)
+	if (gp_userspace_discover(cli->ctx.root, s.host.version, us) == 0)
 		rep.userspace = us;
 	/* What a start given every capability would get; what it lacks is shown as none. */
 	gp_log_capture_start(&quiet);
-	gp_inject_select(cli->root, s.host.version, ~0U, inj);
+	gp_inject_select(&cli->ctx, s.host.version, ~0U, inj);
 	gp_log_capture_stop(&quiet);
 	rep.inject = inj;
 	if (cli->json) {

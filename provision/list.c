@@ -29,7 +29,7 @@ struct row {
 
 static void container_state(const struct gp_cli *cli, const char *name, char *out, size_t size)
 {
-	struct lxc_container *c = lxc_container_new(name, cli->lxcpath);
+	struct lxc_container *c = lxc_container_new(name, cli->ctx.lxcpath);
 
 	snprintf(out, size, "%s", c && c->is_defined(c) ? c->state(c) : "MISSING");
 	if (c)
@@ -42,7 +42,7 @@ static void add_given(const struct gp_cli *cli, const char *name, struct row *r)
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
 	size_t len = strlen(r->devices);
 
-	if (!plan || gp_alloc_read_plan(cli->root, name, plan) < 0 || plan->ngpus == 0 ||
+	if (!plan || gp_alloc_read_plan(cli->ctx.root, name, plan) < 0 || plan->ngpus == 0 ||
 	    !gp_alloc_owner_alive(plan))
 		return;
 	for (size_t i = 0; i < plan->ngpus && len < sizeof(r->devices); i++)
@@ -59,7 +59,7 @@ static void list_row(const struct gp_cli *cli, bool pve, const char *name, struc
 	struct gp_verdict v;
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	if (gp_ini_load(cli->root, cli->confdir, name, &conf) == 0) {
+	if (gp_ini_load(&cli->ctx, name, &conf) == 0) {
 		snprintf(r->devices, sizeof(r->devices), "%s%s%s", conf.devices,
 			 conf.caps[0] ? " caps " : "", conf.caps);
 		snprintf(r->mode, sizeof(r->mode), "%s-%s", pve ? "pve" : "lxc",
@@ -73,7 +73,7 @@ static void list_row(const struct gp_cli *cli, bool pve, const char *name, struc
 	if (portable && strcmp(r->state, "RUNNING") == 0)
 		add_given(cli, name, r);
 	r->deep[0] = '\0';
-	if (gp_verdict_load(cli->root, name, &v) == 0) {
+	if (gp_verdict_load(cli->ctx.root, name, &v) == 0) {
 		snprintf(r->verdict, sizeof(r->verdict), "%s, %ld min ago", v.status,
 			 ((long)time(NULL) - v.when) / 60);
 		snprintf(r->deep, sizeof(r->deep), "%s", v.deep);
@@ -227,7 +227,7 @@ static int list_cluster(const struct gp_cli *cli)
 	_cleanup_free_ char *rrd = NULL;
 	struct gp_cluster c;
 	size_t rrd_len = 0;
-	int r = gp_cluster_read(cli->root, cli->confdir, &c);
+	int r = gp_cluster_read(&cli->ctx, &c);
 
 	if (r < 0) {
 		if (r == -ENOENT)
@@ -236,7 +236,7 @@ static int list_cluster(const struct gp_cli *cli)
 		return r == -ENOENT ? GP_EXIT_USAGE : GP_EXIT_FAILED;
 	}
 	/* A node without pvestatd's data (none yet, or no pmxcfs) shows "unknown" states. */
-	if (gp_read_file_at(cli->root, GP_PVE_RRD_FILE, GP_RRD_MAX, &rrd, &rrd_len) < 0)
+	if (gp_read_file_at(cli->ctx.root, GP_PVE_RRD_FILE, GP_RRD_MAX, &rrd, &rrd_len) < 0)
 		rrd = NULL;
 	if (!cli->json)
 		printf("%-12s %-12s %-28s %s\n", "NODE", "NAME", "GPUS", "STATE");
@@ -258,7 +258,7 @@ static int list_cluster(const struct gp_cli *cli)
 
 int gp_cmd_list(const struct gp_cli *cli)
 {
-	bool pve = cli->pve || gp_root_is_pve(cli->root);
+	bool pve = cli->ctx.pve;
 	struct json_object *arr;
 	char **names = NULL;
 	int n;
@@ -266,9 +266,9 @@ int gp_cmd_list(const struct gp_cli *cli)
 	if (cli->cluster)
 		return list_cluster(cli);
 	arr = json_object_new_array();
-	n = gp_containers_with_gpus(cli->root, cli->confdir, &names);
+	n = gp_containers_with_gpus(&cli->ctx, &names);
 	if (n < 0) {
-		gp_error("Failed to list \"%s\": %s", cli->confdir, gp_strerror(-n));
+		gp_error("Failed to list \"%s\": %s", cli->ctx.confdir, gp_strerror(-n));
 		json_object_put(arr);
 		return GP_EXIT_FAILED;
 	}

@@ -9,8 +9,7 @@
 int gp_cmd_prepare(const struct gp_cli *cli)
 {
 	struct gp_prepare_opts o = {
-		.root = cli->root,
-		.confdir = cli->confdir,
+		.ctx = &cli->ctx,
 		.container = cli->container,
 		.dry_run = cli->dry_run,
 		.persist = cli->persist,

@@ -38,7 +38,7 @@ static int given(const struct gp_cli *cli, struct probe_ctx *p, const struct gp_
 {
 	memcpy(p->given, started->gpus, started->ngpus * sizeof(started->gpus[0]));
 	p->ngiven = started->ngpus;
-	return gp_plan_for_chosen(cli->root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
+	return gp_plan_for_chosen(cli->ctx.root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
 				  &p->plan);
 }
 
@@ -54,10 +54,10 @@ static int started_with(const struct gp_cli *cli, const char *name, struct probe
 
 	if (!started)
 		return -ENOMEM;
-	if (gp_alloc_started_with(cli->root, name, &p->hs.host, started, p->chosen, why,
+	if (gp_alloc_started_with(cli->ctx.root, name, &p->hs.host, started, p->chosen, why,
 				  sizeof(why)) == 0)
 		return given(cli, p, started);
-	if (!gp_container_running(name, cli->lxcpath))
+	if (!gp_container_running(name, cli->ctx.lxcpath))
 		gp_error("container \"%s\" is not running: start it, then probe it", name);
 	else
 		gp_error("%s:%u: devices = %s takes free GPUs at each start, and %s: which GPUs "
@@ -73,9 +73,9 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 	struct gp_ini host_conf;
 	int r;
 
-	if (gp_hostconf_load(cli->confdir, &host_conf) < 0)
+	if (gp_hostconf_load(&cli->ctx, &host_conf) < 0)
 		return -GP_EBADCONF;
-	r = gp_ini_load(cli->root, cli->confdir, name, &p->conf);
+	r = gp_ini_load(&cli->ctx, name, &p->conf);
 	if (r < 0 && r != -ENOENT)
 		return -GP_EBADCONF;
 	p->attached = r == 0;
@@ -83,14 +83,14 @@ static int expectations(const struct gp_cli *cli, const char *name, struct probe
 		p->conf = host_conf;
 	gp_ini_merge_host(&p->conf, &host_conf);
 	/* The MIG caps table (thousands of lines) only where the plan needs it. */
-	if (gp_host_read(cli->root, !p->attached || p->conf.caps[0] ? GP_HOST_MIG : 0,
+	if (gp_host_read(cli->ctx.root, !p->attached || p->conf.caps[0] ? GP_HOST_MIG : 0,
 			 &p->hs.host) < 0)
 		return -EIO;
 	if (!p->attached)
-		return gp_plan_all(cli->root, &p->hs.host, &p->plan);
+		return gp_plan_all(cli->ctx.root, &p->hs.host, &p->plan);
 	if (gp_selection_is_portable(p->conf.devices))
 		return started_with(cli, name, p);
-	return gp_plan_for_conf(cli->root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
+	return gp_plan_for_conf(cli->ctx.root, &p->hs.host, &p->conf, GP_WHERE_LINE, p->chosen,
 				&p->plan);
 }
 
@@ -225,7 +225,7 @@ static void report(const struct gp_cli *cli, const char *name, const struct prob
 	}
 	if (deep)
 		gp_deep_summary(deep, summary, sizeof(summary));
-	gp_verdict_save(cli->root, name, status_name(r->status), deep ? summary : NULL);
+	gp_verdict_save(cli->ctx.root, name, status_name(r->status), deep ? summary : NULL);
 }
 
 /* Runs the probe and judges it: r, its deep verdicts (when asked) and the findings. */
@@ -241,11 +241,11 @@ static int probe_and_judge(const struct gp_cli *cli, const char *name, struct pr
 		return -ENOENT;
 	}
 	timeout_ms = (int)(cli->timeout ? cli->timeout : p->conf.probe_timeout) * 1000;
-	if (gp_probe_run(cli->lxcpath, name, probe, &p->plan, deep != NULL, timeout_ms, r) < 0)
+	if (gp_probe_run(cli->ctx.lxcpath, name, probe, &p->plan, deep != NULL, timeout_ms, r) < 0)
 		return -EIO;
 	p->hs.hmm = (struct gp_hmm){ .active = GP_UNKNOWN };
 	if (gp_diagnose_needs_hmm(r))
-		gp_host_state_judge(cli->root, GP_STATE_NVML, &p->hs);
+		gp_host_state_judge(cli->ctx.root, GP_STATE_NVML, &p->hs);
 	if (deep)
 		gp_deep_judge(r, deep);
 	e = (struct gp_expect){ .name = name,
@@ -255,7 +255,7 @@ static int probe_and_judge(const struct gp_cli *cli, const char *name, struct pr
 				.chosen = p->chosen,
 				.hmm = &p->hs.hmm,
 				.timeout_ms = timeout_ms,
-				.fixture_host = !gp_root_is_host(cli->root),
+				.fixture_host = !gp_root_is_host(cli->ctx.root),
 				.deep = deep,
 				.inject = p->attached && p->conf.inject == GP_INJECT_YES,
 				.capabilities = p->conf.capabilities };

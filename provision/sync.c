@@ -13,14 +13,9 @@
 
 static int sync_one(const struct gp_cli *cli, const char *hook, const char *name)
 {
-	struct gp_attach_opts o = { .root = cli->root,
-				    .confdir = cli->confdir,
-				    .lxcpath = cli->lxcpath,
-				    .name = name,
-				    .hook = hook,
-				    .pve = cli->pve,
-				    .dry_run = cli->dry_run,
-				    .quiet = true };
+	struct gp_attach_opts o = {
+		.ctx = &cli->ctx, .name = name, .hook = hook, .dry_run = cli->dry_run, .quiet = true
+	};
 	struct gp_attach_changes done;
 	int r = gp_attach(&o, &done);
 
@@ -59,13 +54,13 @@ int gp_cmd_sync(const struct gp_cli *cli)
 	}
 	if (!cli->all)
 		return sync_one(cli, hook, cli->args[1]) < 0 ? GP_EXIT_FAILED : GP_EXIT_OK;
-	n = gp_containers_with_gpus(cli->root, cli->confdir, &names);
+	n = gp_containers_with_gpus(&cli->ctx, &names);
 	if (n < 0) {
-		gp_error("Failed to list \"%s\": %s", cli->confdir, gp_strerror(-n));
+		gp_error("Failed to list \"%s\": %s", cli->ctx.confdir, gp_strerror(-n));
 		return GP_EXIT_FAILED;
 	}
 	if (n == 0)
-		printf("no container has GPUs here (no *.ini in %s)\n", cli->confdir);
+		printf("no container has GPUs here (no *.ini in %s)\n", cli->ctx.confdir);
 	for (int i = 0; i < n; i++)
 		if (sync_one(cli, hook, names[i]) < 0)
 			worst = GP_EXIT_FAILED;

@@ -10,7 +10,8 @@
 # points up and none closes a circle.
 # all: that, and between files: no circle of files using each other's functions, variables
 # or types (a file and its header are one), and each header's first comment names the files
-# that define what it declares ("Implemented in lib/x/y.c ..."; "Header only" for none).
+# that define what it declares ("Implemented in lib/x/y.c ..."; "Header only" for none), and
+# no function takes two of a context's words (root, confdir, lxcpath, pve) loose.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=$1
@@ -113,6 +114,19 @@ if [ -n "$loops" ]; then
 	say "files that use each other (move what both need below them, or join them):"
 	printf '%s\n' "$loops" | sed 's/^/  a circle:/' | sort -u >&2
 fi
+
+# Where a command or a start works travels as one struct gp_ctx (lib/base/ctx.h): no function
+# takes two of its words (root, confdir, lxcpath, pve) one by one, but the one that makes it.
+while read -r line; do
+	say "$line"
+done < <(
+	# shellcheck disable=SC2086
+	ctags -x --c-kinds=fp --_xformat='%N %F:%n %S' $files |
+		awk '$1 != "gp_ctx_init" { n = 0
+			if ($0 ~ /\* root[,)]/) n++; if ($0 ~ /\* confdir[,)]/) n++
+			if ($0 ~ /\* lxcpath[,)]/) n++; if ($0 ~ /bool pve[,)]/) n++
+			if (n >= 2) print $2 ": " $1 " takes where it works word by word: give it a const struct gp_ctx *" }'
+)
 
 # Each header's "Implemented in" names exactly the files defining what it declares.
 for h in $(ls lib/*/*.h); do

@@ -13,15 +13,20 @@
  * the non-blocking form of the same call until ours.
  */
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/lock.h"
 #include "base/paths.h"
 #include "base/util.h"
 
-/* liblxc's rundir for root (get_rundir: RUNTIME_PATH, which Debian builds as /run). */
+/* liblxc's RUNTIME_PATH, which Debian builds as /run: the rundir of its owner. */
 #define LXC_RUNDIR "/run"
 #define POLL_NS (50 * 1000 * 1000L)
 
@@ -63,12 +68,34 @@ char *gp_lock_pve_path(const char *root, const char *vmid)
 	return gp_path(root, rel);
 }
 
+/*
+ * Where liblxc keeps its locks (its get_rundir): /run for the user or group that owns it,
+ * else $XDG_RUNTIME_DIR, else $HOME/.cache/lxc/run. NULL where liblxc has none either.
+ */
+static const char *lxc_rundir(char *buf, size_t size)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR"), *home = getenv("HOME");
+	struct stat st;
+
+	if (stat(LXC_RUNDIR, &st) < 0)
+		return NULL;
+	if (geteuid() == st.st_uid || getegid() == st.st_gid)
+		return LXC_RUNDIR;
+	if (dir)
+		return dir;
+	if (!home || snprintf(buf, size, "%s/.cache/lxc/run/", home) >= (int)size)
+		return NULL;
+	return buf;
+}
+
 char *gp_lock_lxc_path(const char *lxcpath, const char *name)
 {
+	char buf[PATH_MAX];
+	const char *rundir = lxc_rundir(buf, sizeof(buf));
 	char *p;
 
 	/* lxcpath as liblxc keeps it: absolute, so the path has "lock//"; the same file. */
-	if (asprintf(&p, "%s/lxc/lock/%s/.%s", LXC_RUNDIR, lxcpath, name) < 0)
+	if (!rundir || asprintf(&p, "%s/lxc/lock/%s/.%s", rundir, lxcpath, name) < 0)
 		return NULL;
 	return p;
 }

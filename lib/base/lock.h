@@ -22,8 +22,9 @@ int gp_lock_fd(int fd, enum gp_lock_kind kind, unsigned int timeout_ms);
 
 /*
  * The lock file of a container's config: Proxmox's "<root>/run/lock/lxc/pve-config-<id>.lock",
- * or liblxc's "/run/lxc/lock/<lxcpath>/.<name>" (the real one: LXC is never under --root).
- * Malloc'd, NULL on ENOMEM.
+ * or liblxc's "/run/lxc/lock/<lxcpath>/.<name>" (the real one: LXC is never under --root;
+ * for another user than root's, in the run directory liblxc takes for them). Malloc'd, NULL
+ * on ENOMEM or where liblxc would have no run directory.
  */
 char *gp_lock_pve_path(const char *root, const char *vmid);
 char *gp_lock_lxc_path(const char *lxcpath, const char *name);

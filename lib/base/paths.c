@@ -43,66 +43,6 @@ static char *confdir_file(const char *confdir, const char *name, const char *ext
 	return asprintf(&p, "%s/%s%s", confdir, name, ext) < 0 ? NULL : p;
 }
 
-bool gp_root_is_pve(const char *root)
-{
-	_cleanup_free_ char *dir = gp_path(root, GP_PVE_LXC_DIR);
-	struct stat st;
-
-	return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int gp_pve_node_name(const char *root, char name[GP_NODE_NAME_MAX])
-{
-	_cleanup_free_ char *link = gp_path(root, GP_PVE_LOCAL_LINK);
-	char target[PATH_MAX];
-	ssize_t n = link ? readlink(link, target, sizeof(target) - 1) : -1;
-	const char *node;
-
-	if (n < 0)
-		return -ENOENT;
-	target[n] = '\0';
-	node = target + strlen("nodes/");
-	if (strncmp(target, "nodes/", 6) != 0 || !*node || *node == '.' ||
-	    strlen(node) >= GP_NODE_NAME_MAX ||
-	    node[strspn(node, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")])
-		return -GP_EBADCONF;
-	memcpy(name, node, strlen(node) + 1); /* shorter than GP_NODE_NAME_MAX: checked */
-	return 0;
-}
-
-static char *container_file(const char *root, const char *confdir, const char *name,
-			    const char *ext)
-{
-	char rel[PATH_MAX];
-
-	if (!gp_root_is_pve(root))
-		return confdir_file(confdir, name, ext);
-	if (snprintf(rel, sizeof(rel), GP_CLUSTER_DIR "/%s%s", name, ext) >= (int)sizeof(rel))
-		return NULL;
-	return gp_path(root, rel);
-}
-
-char *gp_ini_path(const char *root, const char *confdir, const char *name)
-{
-	return container_file(root, confdir, name, ".ini");
-}
-
-char *gp_applied_path(const char *root, const char *confdir, const char *name)
-{
-	return container_file(root, confdir, name, ".applied");
-}
-
-char *gp_applied_path_to_read(const char *root, const char *confdir, const char *name)
-{
-	char *path = gp_applied_path(root, confdir, name);
-
-	if (path && access(path, F_OK) != 0 && errno == ENOENT && gp_root_is_pve(root)) {
-		free(path);
-		path = gp_local_applied_path(confdir, name);
-	}
-	return path;
-}
-
 char *gp_cluster_node_path(const char *root, const char *node)
 {
 	char rel[PATH_MAX];
@@ -110,11 +50,6 @@ char *gp_cluster_node_path(const char *root, const char *node)
 	if (snprintf(rel, sizeof(rel), GP_CLUSTER_DIR "/nodes/%s.json", node) >= (int)sizeof(rel))
 		return NULL;
 	return gp_path(root, rel);
-}
-
-unsigned int gp_container_file_mode(const char *root)
-{
-	return gp_root_is_pve(root) ? GP_CLUSTER_MODE : 0644;
 }
 
 char *gp_local_ini_path(const char *confdir, const char *name)

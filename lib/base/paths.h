@@ -50,31 +50,9 @@ int gp_read_file_at(const char *root, const char *rel, size_t max, char **buf, s
 #define GP_CLUSTER_MODE 0640
 #define GP_NODE_NAME_MAX 64
 
-/* True when root holds Proxmox VE's cluster filesystem (etc/pve/lxc is a directory). */
-bool gp_root_is_pve(const char *root);
-
 /* <root>/etc/pve/lxc/<id>.conf, malloc'd. */
 char *gp_pve_config_path(const char *root, const char *id);
 
-/*
- * This node's name in the cluster, from the /etc/pve/local link ("nodes/NAME"): 0, or
- * -ENOENT where root is no Proxmox VE node, -GP_EBADCONF for a link that names none.
- */
-int gp_pve_node_name(const char *root, char name[GP_NODE_NAME_MAX]);
-
-/*
- * A container's own files, malloc'd (NULL when out of memory): in the cluster filesystem
- * on Proxmox VE (<root>/etc/pve/gpu-provision/<id>.ini), in confdir elsewhere. The mode
- * they are written with: GP_CLUSTER_MODE there, 0644 in confdir.
- */
-char *gp_ini_path(const char *root, const char *confdir, const char *name);	/* .ini */
-char *gp_applied_path(const char *root, const char *confdir, const char *name); /* .applied */
-unsigned int gp_container_file_mode(const char *root);
-/*
- * The .applied to read: the cluster's, or on Proxmox VE where the cluster has none one a
- * node kept in confdir before (malloc'd).
- */
-char *gp_applied_path_to_read(const char *root, const char *confdir, const char *name);
 /* The same in confdir whatever the host: where a Proxmox node kept them before. */
 char *gp_local_ini_path(const char *confdir, const char *name);
 char *gp_local_applied_path(const char *confdir, const char *name);

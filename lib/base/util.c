@@ -99,6 +99,15 @@ int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t 
 	return r;
 }
 
+int gp_write_run_file(const char *path, const char *text)
+{
+	int r = gp_mkdir_parents(path);
+
+	if (r == 0)
+		r = gp_write_file_atomic(path, text, strlen(text), 0644, 0);
+	return r < 0 ? gp_error_errno(r, "Failed to write \"%s\"", path) : 0;
+}
+
 int gp_write_file_new(const char *path, const char *data, size_t len, mode_t mode)
 {
 	_cleanup_close_ int fd =

@@ -61,6 +61,13 @@ int gp_read_fd(int fd, size_t max, char **buf, size_t *len);
 int gp_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
 			 unsigned int flags);
 
+/*
+ * A file of runtime state (in the run directory, a tmpfs: it need not survive a crash, so
+ * no fsync at each start): its parents made, text written atomically, mode 0644. 0, or
+ * -errno (said).
+ */
+int gp_write_run_file(const char *path, const char *text);
+
 /* Writes data to path, a file that must not exist yet (never over another): 0 or -errno. */
 int gp_write_file_new(const char *path, const char *data, size_t len, mode_t mode);
 

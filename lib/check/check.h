@@ -10,38 +10,35 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/ctx.h"
 #include "diagnose/findings.h"
 #include "driver/hoststate.h"
 #include "plan/cgroup.h"
 
-/* What every check reads once. */
-struct gp_check_ctx {
-	const char *root;
-	const char *confdir;
-	const char *lxcpath;
-	bool pve;
+/* One run of check: where it looks (ctx), and what every check reads once. */
+struct gp_check_run {
+	const struct gp_ctx *ctx;
 	struct gp_host_state hs;
 	enum gp_cg_layout layout;
 	char *cmdline;
 };
 
 /* Reads the host for the checks (NVML too on a real host). 0 or -errno. */
-int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *confdir,
-		      const char *lxcpath, bool pve);
-void gp_check_ctx_free(struct gp_check_ctx *ctx);
+int gp_check_run_init(struct gp_check_run *run, const struct gp_ctx *ctx);
+void gp_check_run_free(struct gp_check_run *run);
 
 /* The host: driver, GPUs, firmware, modules, HMM, nodes, daemons, kernel log. */
-void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f);
+void gp_check_host(const struct gp_check_run *run, struct gp_findings *f);
 
 /*
  * One container's config and ini, without starting it: hooks, rules, mount entries,
  * modes. 0; -ENOENT when no such container exists, another -errno when its config
  * cannot be read (each said).
  */
-int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f);
+int gp_check_container(const struct gp_check_run *run, const char *name, struct gp_findings *f);
 
 /* True when the container has an ini, or its config gives it NVIDIA nodes by hand. */
-bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name);
+bool gp_check_has_gpus(const struct gp_check_run *run, const char *name);
 
 /*
  * The driver's user space of a container (lib/check/checkdriver.c): what its ini (conf, merged
@@ -49,7 +46,7 @@ bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name);
  * libraries its rootfs (a directory, or NULL where it is not one) carries itself.
  */
 struct gp_ini;
-void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ini *conf,
+void gp_check_driver(const struct gp_check_run *run, const char *name, const struct gp_ini *conf,
 		     const char *rootfs, struct gp_findings *f);
 
 /*
@@ -59,7 +56,7 @@ void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const str
  * ini, NULL when the container has none.
  */
 struct gp_recipe;
-void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const struct gp_recipe *rec,
+void gp_check_recipe(const struct gp_check_run *run, const char *name, const struct gp_recipe *rec,
 		     const struct gp_ini *conf, struct gp_findings *f);
 
 #endif

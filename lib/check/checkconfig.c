@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "check/check.h"
@@ -16,18 +17,18 @@
 #include "plan/planner.h"
 
 /* The config file of the container: its Proxmox VE config, or what liblxc names. */
-static int config_path(const struct gp_check_ctx *ctx, const char *name, char *out, size_t size)
+static int config_path(const struct gp_check_run *run, const char *name, char *out, size_t size)
 {
 	struct lxc_container *c;
 	char *path;
 
-	if (ctx->pve) {
-		_cleanup_free_ char *p = gp_pve_config_path(ctx->root, name);
+	if (run->ctx->pve) {
+		_cleanup_free_ char *p = gp_pve_config_path(run->ctx->root, name);
 
 		snprintf(out, size, "%s", p ? p : "");
 		return p ? 0 : -ENOMEM;
 	}
-	c = lxc_container_new(name, ctx->lxcpath);
+	c = lxc_container_new(name, run->ctx->lxcpath);
 	path = c && c->is_defined(c) ? c->config_file_name(c) : NULL;
 	if (c)
 		lxc_container_put(c);
@@ -54,9 +55,9 @@ static int check_parses(const char *path)
 	return 0;
 }
 
-static char *read_applied(const struct gp_check_ctx *ctx, const char *name)
+static char *read_applied(const struct gp_check_run *run, const char *name)
 {
-	_cleanup_free_ char *path = gp_applied_path_to_read(ctx->root, ctx->confdir, name);
+	_cleanup_free_ char *path = gp_applied_path_to_read(run->ctx, name);
 
 	return path ? gp_applied_peek(path) : NULL;
 }
@@ -103,7 +104,7 @@ static bool rule_wanted(const struct gp_plan *plan, unsigned int major, unsigned
 }
 
 /* The rules attach wrote (the .applied record) against today's plan of the same ini. */
-static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
+static void check_stale_rules(const struct gp_check_run *run, const char *name,
 			      const struct gp_ini *conf, char *applied, struct gp_findings *f)
 {
 	struct gp_log_capture quiet;
@@ -114,7 +115,7 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 		return;
 	/* A selection that fails today is another finding's: no plan, nothing to compare. */
 	gp_log_capture_start(&quiet);
-	r = gp_plan_for_conf(ctx->root, &ctx->hs.host, conf, GP_WHERE_NONE, NULL, &plan);
+	r = gp_plan_for_conf(run->ctx->root, &run->hs.host, conf, GP_WHERE_NONE, NULL, &plan);
 	gp_log_capture_stop(&quiet);
 	if (r < 0)
 		return;
@@ -132,7 +133,7 @@ static void check_stale_rules(const struct gp_check_ctx *ctx, const char *name,
 		       minor);
 		GP_SET(x->evidence,
 		       "%s (written by attach); today nvidia-uvm is %u, nvidia-caps %u", l,
-		       ctx->hs.host.majors.uvm, ctx->hs.host.majors.caps);
+		       run->hs.host.majors.uvm, run->hs.host.majors.caps);
 		GP_SET(x->fix, "gpu-provision sync %s  (rewrites the rules for today's majors)",
 		       name);
 	}
@@ -151,13 +152,13 @@ static bool has_v2_twin(const struct gp_cfglines *c, const struct gp_cfgline *l)
 }
 
 /* v1 device keys on a v2 host: the first such line, once for the config. */
-static void check_v1_keys(const struct gp_check_ctx *ctx, const struct gp_cfglines *c,
+static void check_v1_keys(const struct gp_check_run *run, const struct gp_cfglines *c,
 			  const char *name, struct gp_findings *f)
 {
 	struct gp_finding *x;
 	char at[1024];
 
-	for (size_t i = 0; ctx->layout == GP_CG_V2 && i < c->n; i++) {
+	for (size_t i = 0; run->layout == GP_CG_V2 && i < c->n; i++) {
 		const struct gp_cfgline *l = &c->v[i];
 
 		if (strncmp(l->key, "lxc.cgroup.devices.", 19) != 0 || has_v2_twin(c, l) ||
@@ -175,20 +176,20 @@ static void check_v1_keys(const struct gp_check_ctx *ctx, const struct gp_cfglin
 	}
 }
 
-static void check_node_mode(const struct gp_check_ctx *ctx, const char *name, bool unpriv,
+static void check_node_mode(const struct gp_check_run *run, const char *name, bool unpriv,
 			    struct gp_findings *f)
 {
 	struct gp_finding *x;
 
-	if (!unpriv || !ctx->hs.host.driver_loaded || (ctx->hs.host.params.mode & 0006) == 0006 ||
+	if (!unpriv || !run->hs.host.driver_loaded || (run->hs.host.params.mode & 0006) == 0006 ||
 	    !(x = gp_findings_add(f, GP_FINDING_UNPRIVILEGED_NODE_MODE)))
 		return;
 	GP_SET(x->summary, "%s is unprivileged and the nodes are mode %04o gid %u", name,
-	       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
+	       run->hs.host.params.mode, run->hs.host.params.gid);
 	GP_SET(x->evidence,
 	       "/proc/driver/nvidia/params: DeviceFileMode %u, DeviceFileGID %u; "
 	       "the host group is not mapped into the container",
-	       ctx->hs.host.params.mode, ctx->hs.host.params.gid);
+	       run->hs.host.params.mode, run->hs.host.params.gid);
 	GP_SET(x->fix, "options nvidia NVreg_DeviceFileMode=0666 in modprobe.d, or map that group "
 		       "into the container (lxc.idmap g ...)");
 }
@@ -222,7 +223,7 @@ static void check_pve_duplicates(const struct gp_cfglines *c, const char *name,
 }
 
 /* The container's ini: 0 read, -ENOENT none; one that is there and refused is a finding. */
-static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_ini *conf,
+static int load_ini(const struct gp_check_run *run, const char *name, struct gp_ini *conf,
 		    struct gp_findings *f)
 {
 	struct gp_log_capture why;
@@ -230,7 +231,7 @@ static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_
 	int r;
 
 	gp_log_capture_start(&why);
-	r = gp_ini_load(ctx->root, ctx->confdir, name, conf);
+	r = gp_ini_load(run->ctx, name, conf);
 	gp_log_capture_stop(&why);
 	if (r == 0 || r == -ENOENT || !(x = gp_findings_add(f, GP_FINDING_INI_INVALID)))
 		return r;
@@ -247,7 +248,7 @@ static int load_ini(const struct gp_check_ctx *ctx, const char *name, struct gp_
  * The container's rootfs as a directory to read: a plain LXC one ("dir:/path" or
  * "/path"), or a running container's through its init (nothing in it is run).
  */
-static const char *rootfs_dir(const struct gp_check_ctx *ctx, const char *name,
+static const char *rootfs_dir(const struct gp_check_run *run, const char *name,
 			      const struct gp_cfglines *c, char *buf, size_t size)
 {
 	struct lxc_container *ct;
@@ -264,7 +265,7 @@ static const char *rootfs_dir(const struct gp_check_ctx *ctx, const char *name,
 			return v;
 	}
 	/* The running container is the real one, under --root too (LXC is never read there). */
-	if (!(ct = lxc_container_new(name, ctx->lxcpath)))
+	if (!(ct = lxc_container_new(name, run->ctx->lxcpath)))
 		return NULL;
 	if (ct->is_running(ct))
 		pid = ct->init_pid(ct);
@@ -284,10 +285,10 @@ static bool gives_gpus(const struct gp_recipe *rec)
 	return false;
 }
 
-static int check_config(const struct gp_check_ctx *ctx, const char *name, const char *path,
+static int check_config(const struct gp_check_run *run, const char *name, const char *path,
 			struct gp_findings *f)
 {
-	_cleanup_free_ char *applied = read_applied(ctx, name);
+	_cleanup_free_ char *applied = read_applied(run, name);
 	struct gp_ini conf, host;
 	struct gp_recipe *rec = malloc(sizeof(*rec));
 	char proc[64];
@@ -296,55 +297,55 @@ static int check_config(const struct gp_check_ctx *ctx, const char *name, const 
 
 	if (!rec)
 		return -ENOMEM;
-	r = gp_recipe_read(ctx->root, &ctx->hs.host, path, ctx->pve, applied, rec);
+	r = gp_recipe_read(run->ctx->root, &run->hs.host, path, run->ctx->pve, applied, rec);
 	if (r < 0) {
 		free(rec);
 		return r;
 	}
-	attached = load_ini(ctx, name, &conf, f) == 0;
+	attached = load_ini(run, name, &conf, f) == 0;
 	check_hooks(rec->cfg, name, attached ? &conf : NULL, f);
-	check_stale_rules(ctx, name, attached ? &conf : NULL, applied, f);
-	check_v1_keys(ctx, rec->cfg, name, f);
+	check_stale_rules(run, name, attached ? &conf : NULL, applied, f);
+	check_v1_keys(run, rec->cfg, name, f);
 	if (attached || gives_gpus(rec))
-		check_node_mode(ctx, name, rec->unprivileged, f);
+		check_node_mode(run, name, rec->unprivileged, f);
 	check_pve_duplicates(rec->cfg, name, f);
-	gp_check_recipe(ctx, name, rec, attached ? &conf : NULL, f);
+	gp_check_recipe(run, name, rec, attached ? &conf : NULL, f);
 	if (!attached)
 		gp_ini_init(&conf);
-	if (gp_hostconf_load(ctx->confdir, &host) == 0) {
+	if (gp_hostconf_load(run->ctx, &host) == 0) {
 		gp_ini_merge_host(&conf, &host);
-		gp_check_driver(ctx, name, &conf,
-				rootfs_dir(ctx, name, rec->cfg, proc, sizeof(proc)), f);
+		gp_check_driver(run, name, &conf,
+				rootfs_dir(run, name, rec->cfg, proc, sizeof(proc)), f);
 	}
 	gp_recipe_free(rec);
 	free(rec);
 	return 0;
 }
 
-int gp_check_container(const struct gp_check_ctx *ctx, const char *name, struct gp_findings *f)
+int gp_check_container(const struct gp_check_run *run, const char *name, struct gp_findings *f)
 {
 	char path[PATH_MAX];
-	int r = config_path(ctx, name, path, sizeof(path));
+	int r = config_path(run, name, path, sizeof(path));
 
-	if (r == 0 && ctx->pve)
+	if (r == 0 && run->ctx->pve)
 		r = check_parses(path);
 	if (r == -ENOENT)
 		gp_error("no config for container \"%s\" (%s)", name, path[0] ? path : "liblxc");
-	return r < 0 ? r : check_config(ctx, name, path, f);
+	return r < 0 ? r : check_config(run, name, path, f);
 }
 
-bool gp_check_has_gpus(const struct gp_check_ctx *ctx, const char *name)
+bool gp_check_has_gpus(const struct gp_check_run *run, const char *name)
 {
-	_cleanup_free_ char *ini = gp_ini_path(ctx->root, ctx->confdir, name);
+	_cleanup_free_ char *ini = gp_ini_path(run->ctx, name);
 	struct gp_recipe *rec;
 	char path[PATH_MAX];
 	bool gives = false;
 
 	if (ini && access(ini, F_OK) == 0)
 		return true;
-	if (config_path(ctx, name, path, sizeof(path)) < 0 || !(rec = malloc(sizeof(*rec))))
+	if (config_path(run, name, path, sizeof(path)) < 0 || !(rec = malloc(sizeof(*rec))))
 		return false;
-	if (gp_recipe_read(ctx->root, &ctx->hs.host, path, ctx->pve, NULL, rec) == 0) {
+	if (gp_recipe_read(run->ctx->root, &run->hs.host, path, run->ctx->pve, NULL, rec) == 0) {
 		gives = gives_gpus(rec);
 		gp_recipe_free(rec);
 	}

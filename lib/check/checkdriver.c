@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "check/check.h"
@@ -18,7 +19,7 @@
 #include "start/inject.h"
 
 /* What the start would refuse for lack of the host's files: one finding per capability. */
-static void check_capabilities(const struct gp_check_ctx *ctx, const char *name,
+static void check_capabilities(const struct gp_check_run *run, const char *name,
 			       const struct gp_ini *conf, struct gp_findings *f)
 {
 	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
@@ -29,7 +30,7 @@ static void check_capabilities(const struct gp_check_ctx *ctx, const char *name,
 	if (!inj)
 		return;
 	gp_log_capture_start(&why);
-	gp_inject_select(ctx->root, ctx->hs.host.version, conf->capabilities, inj);
+	gp_inject_select(run->ctx, run->hs.host.version, conf->capabilities, inj);
 	gp_log_capture_stop(&why);
 	if (inj->untrusted[0] && (x = gp_findings_add(f, GP_FINDING_INJECT_FILE_UNTRUSTED))) {
 		GP_SET(x->summary,
@@ -47,7 +48,7 @@ static void check_capabilities(const struct gp_check_ctx *ctx, const char *name,
 		    !(x = gp_findings_add(f, GP_FINDING_INJECT_CAPABILITY_MISSING)))
 			continue;
 		GP_SET(x->summary, "%s asks to inject %s, which the host lacks at %s", name,
-		       gp_capability_name(c), ctx->hs.host.version);
+		       gp_capability_name(c), run->hs.host.version);
 		GP_SET(x->evidence, "%s", why.text);
 		GP_SET(x->fix,
 		       "install the driver's %s libraries on the host (its version), or "
@@ -57,7 +58,7 @@ static void check_capabilities(const struct gp_check_ctx *ctx, const char *name,
 }
 
 /* Host libraries of another version: said once per check, for the first container. */
-static void check_host_versions(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_host_versions(const struct gp_check_run *run, struct gp_findings *f)
 {
 	_cleanup_free_ struct gp_userspace *u = malloc(sizeof(*u));
 	char list[512] = "";
@@ -68,7 +69,7 @@ static void check_host_versions(const struct gp_check_ctx *ctx, struct gp_findin
 	if (!u)
 		return;
 	gp_log_capture_start(&quiet);
-	if (gp_userspace_discover(ctx->root, ctx->hs.host.version, u) < 0)
+	if (gp_userspace_discover(run->ctx->root, run->hs.host.version, u) < 0)
 		u->n = 0;
 	gp_log_capture_stop(&quiet);
 	for (size_t i = 0; i < u->n; i++) {
@@ -80,7 +81,7 @@ static void check_host_versions(const struct gp_check_ctx *ctx, struct gp_findin
 	}
 	if (n && (x = gp_findings_add(f, GP_FINDING_INJECT_OTHER_VERSION))) {
 		GP_SET(x->summary, "%zu driver librar%s on the host not of the module's %s", n,
-		       n == 1 ? "y" : "ies", ctx->hs.host.version);
+		       n == 1 ? "y" : "ies", run->hs.host.version);
 		GP_SET(x->evidence, "%s", list);
 		GP_SET(x->fix, "remove the old driver's files, or reinstall the driver, then "
 			       "ldconfig");
@@ -88,7 +89,7 @@ static void check_host_versions(const struct gp_check_ctx *ctx, struct gp_findin
 }
 
 /* The container's own driver libraries of another version, from its loader cache. */
-static void check_container_libraries(const struct gp_check_ctx *ctx, const char *name,
+static void check_container_libraries(const struct gp_check_run *run, const char *name,
 				      const struct gp_ini *conf, const struct gp_userspace *u,
 				      struct gp_findings *f)
 {
@@ -103,7 +104,7 @@ static void check_container_libraries(const struct gp_check_ctx *ctx, const char
 		    !(x = gp_findings_add(f, GP_FINDING_CONTAINER_DRIVER_VERSION)))
 			continue;
 		GP_SET(x->summary, "%s carries %s of driver %s; the kernel module is %s", name,
-		       l->soname, l->version, ctx->hs.host.version);
+		       l->soname, l->version, run->hs.host.version);
 		GP_SET(x->evidence, "the container's /etc/ld.so.cache: %s -> %s", l->path, l->real);
 		if (conf->inject == GP_INJECT_YES)
 			GP_SET(x->fix,
@@ -113,7 +114,7 @@ static void check_container_libraries(const struct gp_check_ctx *ctx, const char
 			GP_SET(x->fix,
 			       "gpu-provision attach %s --inject, after removing the container's "
 			       "driver packages; or install %s inside",
-			       name, ctx->hs.host.version);
+			       name, run->hs.host.version);
 	}
 }
 
@@ -173,7 +174,7 @@ static void libraries_unfollowed(const char *name, const char *rootfs, const str
 	       name);
 }
 
-void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const struct gp_ini *conf,
+void gp_check_driver(const struct gp_check_run *run, const char *name, const struct gp_ini *conf,
 		     const char *rootfs, struct gp_findings *f)
 {
 	_cleanup_free_ char *record = NULL;
@@ -186,19 +187,19 @@ void gp_check_driver(const struct gp_check_ctx *ctx, const char *name, const str
 		GP_SET(x->evidence, "%s: inject = yes, mode = devn", conf->path);
 		GP_SET(x->fix, "gpu-provision attach %s --mode hook, or --no-inject", name);
 	}
-	if (conf->inject == GP_INJECT_YES && ctx->hs.host.driver_loaded) {
-		check_capabilities(ctx, name, conf, f);
-		check_host_versions(ctx, f);
+	if (conf->inject == GP_INJECT_YES && run->hs.host.driver_loaded) {
+		check_capabilities(run, name, conf, f);
+		check_host_versions(run, f);
 	}
-	if (!rootfs || !ctx->hs.host.driver_loaded)
+	if (!rootfs || !run->hs.host.driver_loaded)
 		return;
-	record = gp_reader_path(ctx->root, name);
-	r = gp_rootfs_read(rootfs, ctx->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS, record);
+	record = gp_reader_path(run->ctx->root, name);
+	r = gp_rootfs_read(rootfs, run->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS, record);
 	if (r && r->status < 0)
 		rootfs_unread(name, rootfs, r, f);
 	if (r && r->status == 0) {
 		libraries_unfollowed(name, rootfs, &r->u, f);
-		check_container_libraries(ctx, name, conf, &r->u, f);
+		check_container_libraries(run, name, conf, &r->u, f);
 	}
 	if (r && r->musl && conf->inject == GP_INJECT_YES)
 		check_musl(name, f);

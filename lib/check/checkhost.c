@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "check/check.h"
@@ -16,34 +17,31 @@
 #include "plan/plan.h"
 #include "plan/planner.h"
 
-int gp_check_ctx_init(struct gp_check_ctx *ctx, const char *root, const char *confdir,
-		      const char *lxcpath, bool pve)
+int gp_check_run_init(struct gp_check_run *run, const struct gp_ctx *ctx)
 {
+	const char *root = ctx->root;
 	int r;
 
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->root = root;
-	ctx->confdir = confdir;
-	ctx->lxcpath = lxcpath;
-	ctx->pve = pve;
-	r = gp_host_state_read(root, GP_STATE_NVML, &ctx->hs);
+	memset(run, 0, sizeof(*run));
+	run->ctx = ctx;
+	r = gp_host_state_read(root, GP_STATE_NVML, &run->hs);
 	if (r < 0)
 		return r;
-	ctx->layout = gp_cgroup_layout();
-	gp_read_file_at(root, "/proc/cmdline", 65536, &ctx->cmdline, NULL);
+	run->layout = gp_cgroup_layout();
+	gp_read_file_at(root, "/proc/cmdline", 65536, &run->cmdline, NULL);
 	return 0;
 }
 
-void gp_check_ctx_free(struct gp_check_ctx *ctx)
+void gp_check_run_free(struct gp_check_run *run)
 {
-	gp_host_state_free(&ctx->hs);
-	free(ctx->cmdline);
+	gp_host_state_free(&run->hs);
+	free(run->cmdline);
 }
 
-static void check_gpus(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_gpus(const struct gp_check_run *run, struct gp_findings *f)
 {
-	for (size_t i = 0; i < ctx->hs.host.ngpus; i++) {
-		const struct gp_gpu *g = &ctx->hs.host.gpus[i];
+	for (size_t i = 0; i < run->hs.host.ngpus; i++) {
+		const struct gp_gpu *g = &run->hs.host.gpus[i];
 		struct gp_finding *x;
 
 		if (!g->excluded || !(x = gp_findings_add(f, GP_FINDING_GPU_EXCLUDED)))
@@ -78,13 +76,13 @@ static char *firmware_class_path(const char *root)
 }
 
 /* The open module needs GSP firmware files of its exact version. */
-static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_firmware(const struct gp_check_run *run, struct gp_findings *f)
 {
-	_cleanup_free_ char *custom = firmware_class_path(ctx->root);
+	_cleanup_free_ char *custom = firmware_class_path(run->ctx->root);
 	const char *dirs[] = { "/lib/firmware", "/usr/lib/firmware", custom };
 	struct gp_finding *x;
 
-	if (ctx->hs.host.flavor != GP_FLAVOR_OPEN)
+	if (run->hs.host.flavor != GP_FLAVOR_OPEN)
 		return;
 	for (size_t i = 0; i < GP_ARRAY_SIZE(dirs); i++) {
 		_cleanup_free_ char *rel = NULL, *pattern = NULL;
@@ -93,8 +91,8 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 
 		if (!dirs[i])
 			continue;
-		if (asprintf(&rel, "%s/nvidia/%s/gsp_*.bin", dirs[i], ctx->hs.host.version) < 0 ||
-		    !(pattern = gp_path(ctx->root, rel)))
+		if (asprintf(&rel, "%s/nvidia/%s/gsp_*.bin", dirs[i], run->hs.host.version) < 0 ||
+		    !(pattern = gp_path(run->ctx->root, rel)))
 			return;
 		found = glob(pattern, 0, NULL, &g) == 0;
 		if (found)
@@ -105,49 +103,49 @@ static void check_firmware(const struct gp_check_ctx *ctx, struct gp_findings *f
 	x = gp_findings_add(f, GP_FINDING_GSP_FIRMWARE_MISSING);
 	if (!x)
 		return;
-	GP_SET(x->summary, "no GSP firmware files for %s on disk", ctx->hs.host.version);
+	GP_SET(x->summary, "no GSP firmware files for %s on disk", run->hs.host.version);
 	GP_SET(x->evidence,
 	       "no nvidia/%s/gsp_*.bin under /lib/firmware, /usr/lib/firmware%s%s; GPU 0 "
 	       "reports GPU Firmware: %s",
-	       ctx->hs.host.version, custom ? " or " : "", custom ? custom : "",
-	       ctx->hs.host.ngpus ? ctx->hs.host.gpus[0].firmware : "-");
+	       run->hs.host.version, custom ? " or " : "", custom ? custom : "",
+	       run->hs.host.ngpus ? run->hs.host.gpus[0].firmware : "-");
 	GP_SET(x->fix,
 	       "install the firmware package of driver %s (the open module does not load "
 	       "without it at the next boot)",
-	       ctx->hs.host.version);
+	       run->hs.host.version);
 }
 
-static void check_uvm(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_uvm(const struct gp_check_run *run, struct gp_findings *f)
 {
 	struct gp_finding *x;
 	char ev[512] = "";
 	size_t len = 0;
 
-	if (!ctx->hs.host.majors.uvm && (x = gp_findings_add(f, GP_FINDING_UVM_NOT_LOADED))) {
+	if (!run->hs.host.majors.uvm && (x = gp_findings_add(f, GP_FINDING_UVM_NOT_LOADED))) {
 		GP_SET(x->summary, "nvidia_uvm is not loaded: CUDA cannot initialise anywhere");
 		GP_SET(x->evidence, "no nvidia-uvm line in /proc/devices");
 		GP_SET(x->fix, "gpu-provision prepare  (loads it as the [uvm] policy wants)");
 	}
-	if (ctx->hs.hmm.active != GP_YES || !(x = gp_findings_add(f, GP_FINDING_HMM_ACTIVE)))
+	if (run->hs.hmm.active != GP_YES || !(x = gp_findings_add(f, GP_FINDING_HMM_ACTIVE)))
 		return;
-	for (size_t i = 0; i < ctx->hs.hmm.n && len < sizeof(ev); i++)
+	for (size_t i = 0; i < run->hs.hmm.n && len < sizeof(ev); i++)
 		len += (size_t)snprintf(ev + len, sizeof(ev) - len, "%s%s", i ? "; " : "",
-					ctx->hs.hmm.evidence[i]);
-	GP_SET(x->summary, "HMM is active in nvidia_uvm (from %s)", ctx->hs.hmm.source);
+					run->hs.hmm.evidence[i]);
+	GP_SET(x->summary, "HMM is active in nvidia_uvm (from %s)", run->hs.hmm.source);
 	GP_SET(x->evidence, "%s", ev);
 	GP_SET(x->fix,
 	       "gpu-provision prepare --persist, then reload nvidia_uvm (gpu-provision prepare "
 	       "when nothing uses it) or reboot");
 }
 
-static void host_node_finding(const struct gp_check_ctx *ctx, const struct gp_devnode *n,
+static void host_node_finding(const struct gp_check_run *run, const struct gp_devnode *n,
 			      struct gp_findings *f)
 {
 	_cleanup_free_ char *rel = NULL, *path = NULL;
 	struct gp_finding *x;
 	struct stat st;
 
-	if (asprintf(&rel, "/dev/%s", n->name) < 0 || !(path = gp_path(ctx->root, rel)))
+	if (asprintf(&rel, "/dev/%s", n->name) < 0 || !(path = gp_path(run->ctx->root, rel)))
 		return;
 	if (lstat(path, &st) < 0) {
 		if ((x = gp_findings_add(f, GP_FINDING_HOST_NODE_MISSING))) {
@@ -182,14 +180,14 @@ static void host_node_finding(const struct gp_check_ctx *ctx, const struct gp_de
 	}
 }
 
-static void check_host_nodes(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_host_nodes(const struct gp_check_run *run, struct gp_findings *f)
 {
 	struct gp_plan plan;
 
-	if (gp_plan_all(ctx->root, &ctx->hs.host, &plan) < 0)
+	if (gp_plan_all(run->ctx->root, &run->hs.host, &plan) < 0)
 		return;
 	for (size_t i = 0; i < plan.n; i++)
-		host_node_finding(ctx, &plan.nodes[i], f);
+		host_node_finding(run, &plan.nodes[i], f);
 }
 
 /* 1 when a process named comm (as /proc/PID/comm shows it) runs, 0 if not, -1 unknown. */
@@ -231,11 +229,11 @@ static bool has_nvswitch(const char *root)
 	return found;
 }
 
-static void check_daemons(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_daemons(const struct gp_check_run *run, struct gp_findings *f)
 {
 	struct gp_finding *x;
 
-	if (process_running(ctx->root, "nvidia-persiste") == 0 &&
+	if (process_running(run->ctx->root, "nvidia-persiste") == 0 &&
 	    (x = gp_findings_add(f, GP_FINDING_PERSISTENCED_MISSING))) {
 		GP_SET(x->summary, "nvidia-persistenced is not running");
 		GP_SET(x->evidence, "no process named nvidia-persistenced");
@@ -243,7 +241,8 @@ static void check_daemons(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		       "systemctl enable --now nvidia-persistenced  (keeps the GPUs initialised "
 		       "between container starts)");
 	}
-	if (has_nvswitch(ctx->root) && process_running(ctx->root, "nv-fabricmanage") == 0 &&
+	if (has_nvswitch(run->ctx->root) &&
+	    process_running(run->ctx->root, "nv-fabricmanage") == 0 &&
 	    (x = gp_findings_add(f, GP_FINDING_FABRIC_MANAGER_MISSING))) {
 		GP_SET(x->summary, "NVSwitch system without the fabric manager");
 		GP_SET(x->evidence, "/proc/driver/nvidia-nvswitch/devices lists switches; no "
@@ -251,7 +250,7 @@ static void check_daemons(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		GP_SET(x->fix,
 		       "install nvidia-fabricmanager %s and systemctl enable --now "
 		       "nvidia-fabricmanager",
-		       ctx->hs.host.version);
+		       run->hs.host.version);
 	}
 }
 
@@ -263,20 +262,20 @@ static const char *const kmsg_signatures[] = {
 	"failed to intialize device private memory",
 };
 
-static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_kernel(const struct gp_check_run *run, struct gp_findings *f)
 {
 	struct gp_finding *x;
 
-	if (ctx->hs.hmm.would_be_active == GP_YES && ctx->cmdline &&
-	    !strstr(ctx->cmdline, "nokaslr") && (x = gp_findings_add(f, GP_FINDING_NOKASLR_HINT))) {
+	if (run->hs.hmm.would_be_active == GP_YES && run->cmdline &&
+	    !strstr(run->cmdline, "nokaslr") && (x = gp_findings_add(f, GP_FINDING_NOKASLR_HINT))) {
 		GP_SET(x->summary, "HMM would be active, and the kernel runs with KASLR");
 		GP_SET(x->evidence, "/proc/cmdline has no nokaslr");
 		GP_SET(x->fix,
 		       "keep uvm_disable_hmm=1 (gpu-provision prepare --persist), or add nokaslr "
 		       "to the kernel command line");
 	}
-	for (size_t i = 0; ctx->hs.kmsg && i < GP_ARRAY_SIZE(kmsg_signatures); i++) {
-		const char *hit = strstr(ctx->hs.kmsg, kmsg_signatures[i]);
+	for (size_t i = 0; run->hs.kmsg && i < GP_ARRAY_SIZE(kmsg_signatures); i++) {
+		const char *hit = strstr(run->hs.kmsg, kmsg_signatures[i]);
 		const char *eol = hit ? strchr(hit, '\n') : NULL;
 
 		if (!hit || !(x = gp_findings_add(f, GP_FINDING_KMSG_SIGNATURE)))
@@ -290,7 +289,7 @@ static void check_kernel(const struct gp_check_ctx *ctx, struct gp_findings *f)
 }
 
 /* The host's defaults: a file that is there and refused stops every start that reads it. */
-static void check_hostconf(const struct gp_check_ctx *ctx, struct gp_findings *f)
+static void check_hostconf(const struct gp_check_run *run, struct gp_findings *f)
 {
 	struct gp_log_capture why;
 	struct gp_ini conf;
@@ -298,7 +297,7 @@ static void check_hostconf(const struct gp_check_ctx *ctx, struct gp_findings *f
 	int r;
 
 	gp_log_capture_start(&why);
-	r = gp_hostconf_load(ctx->confdir, &conf);
+	r = gp_hostconf_load(run->ctx, &conf);
 	gp_log_capture_stop(&why);
 	if (r == 0 || !(x = gp_findings_add(f, GP_FINDING_INI_INVALID)))
 		return;
@@ -308,12 +307,12 @@ static void check_hostconf(const struct gp_check_ctx *ctx, struct gp_findings *f
 	GP_SET(x->fix, "correct the file as the message says (conf/example.ini has every key)");
 }
 
-void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f)
+void gp_check_host(const struct gp_check_run *run, struct gp_findings *f)
 {
 	struct gp_finding *x;
 
-	check_hostconf(ctx, f);
-	if (!ctx->hs.host.driver_loaded) {
+	check_hostconf(run, f);
+	if (!run->hs.host.driver_loaded) {
 		if ((x = gp_findings_add(f, GP_FINDING_DRIVER_MISSING))) {
 			GP_SET(x->summary, "the NVIDIA driver is not loaded");
 			GP_SET(x->evidence, "no /proc/driver/nvidia/version");
@@ -322,10 +321,10 @@ void gp_check_host(const struct gp_check_ctx *ctx, struct gp_findings *f)
 		}
 		return;
 	}
-	check_gpus(ctx, f);
-	check_firmware(ctx, f);
-	check_uvm(ctx, f);
-	check_host_nodes(ctx, f);
-	check_daemons(ctx, f);
-	check_kernel(ctx, f);
+	check_gpus(run, f);
+	check_firmware(run, f);
+	check_uvm(run, f);
+	check_host_nodes(run, f);
+	check_daemons(run, f);
+	check_kernel(run, f);
 }

@@ -14,8 +14,8 @@
 #include "plan/plan.h"
 #include "plan/planner.h"
 
-struct ctx {
-	const struct gp_check_ctx *check;
+struct recipe_check {
+	const struct gp_check_run *check;
 	const char *name;
 	const struct gp_recipe *rec;
 	const struct gp_ini *conf;
@@ -40,7 +40,7 @@ static void join(char *buf, size_t size, size_t *len, const char *sep, const cha
 	va_end(ap);
 }
 
-static void at(const struct ctx *c, const struct gp_recipe_line *l, char *out, size_t size)
+static void at(const struct recipe_check *c, const struct gp_recipe_line *l, char *out, size_t size)
 {
 	gp_cfgline_where(c->rec->cfg, l->cfg, out, size);
 }
@@ -51,7 +51,7 @@ static const char *pending(const struct gp_recipe_line *l)
 	return l->cfg->pending ? " (a pending change, applied at the next start)" : "";
 }
 
-static void fix_adopt(const struct ctx *c, struct gp_finding *x)
+static void fix_adopt(const struct recipe_check *c, struct gp_finding *x)
 {
 	GP_SET(x->fix,
 	       "gpu-provision adopt %s --dry-run, then adopt %s: the recipe's lines go, gpu-hook "
@@ -59,7 +59,7 @@ static void fix_adopt(const struct ctx *c, struct gp_finding *x)
 	       c->name, c->name);
 }
 
-static void check_stale(const struct ctx *c, const struct gp_recipe_line *l)
+static void check_stale(const struct recipe_check *c, const struct gp_recipe_line *l)
 {
 	const struct gp_majors *m = &c->check->hs.host.majors;
 	struct gp_finding *x;
@@ -76,17 +76,19 @@ static void check_stale(const struct ctx *c, const struct gp_recipe_line *l)
 }
 
 /* A bind's source as the config names it: /dev/NODE, or the copy elsewhere it binds. */
-static const char *shown(const struct ctx *c, const struct gp_recipe_line *l)
+static const char *shown(const struct recipe_check *c, const struct gp_recipe_line *l)
 {
 	static char out[sizeof(l->source) + 8];
-	size_t n = c->check->root && !gp_root_is_host(c->check->root) ? strlen(c->check->root) : 0;
+	size_t n = c->check->ctx->root && !gp_root_is_host(c->check->ctx->root)
+		       ? strlen(c->check->ctx->root)
+		       : 0;
 
 	snprintf(out, sizeof(out), "%s",
-		 n && strncmp(l->source, c->check->root, n) == 0 ? l->source + n : l->source);
+		 n && strncmp(l->source, c->check->ctx->root, n) == 0 ? l->source + n : l->source);
 	return out;
 }
 
-static void check_node_missing(const struct ctx *c, const struct gp_recipe_line *l)
+static void check_node_missing(const struct recipe_check *c, const struct gp_recipe_line *l)
 {
 	struct gp_finding *x;
 	char where[1024];
@@ -117,7 +119,7 @@ static void check_node_missing(const struct ctx *c, const struct gp_recipe_line 
 }
 
 /* The optional binds of nodes that exist: one finding for them all. */
-static void check_optional(const struct ctx *c)
+static void check_optional(const struct recipe_check *c)
 {
 	struct gp_finding *x = NULL;
 	size_t len = 0, n = 0;
@@ -143,7 +145,7 @@ static void check_optional(const struct ctx *c)
 }
 
 /* The rules LXC enforces for this container (a Proxmox one starts from "deny a"). */
-static void enforced_rules(const struct ctx *c, struct gp_cg_rules *rules)
+static void enforced_rules(const struct recipe_check *c, struct gp_cg_rules *rules)
 {
 	const char *prefix = gp_cgroup_key_prefix(c->check->layout);
 
@@ -156,13 +158,14 @@ static void enforced_rules(const struct ctx *c, struct gp_cg_rules *rules)
 }
 
 /* Rules restrict nothing in an unprivileged Proxmox container (its userns config: "a"). */
-static bool rules_matter(const struct ctx *c)
+static bool rules_matter(const struct recipe_check *c)
 {
 	return !(c->rec->cfg->pve && c->rec->unprivileged);
 }
 
 /* The host node a bind gives, as a gp_devnode (a directory: nvidia-caps' first cap). */
-static bool host_node(const struct ctx *c, const struct gp_recipe_line *l, struct gp_devnode *n)
+static bool host_node(const struct recipe_check *c, const struct gp_recipe_line *l,
+		      struct gp_devnode *n)
 {
 	struct stat st;
 
@@ -175,7 +178,7 @@ static bool host_node(const struct ctx *c, const struct gp_recipe_line *l, struc
 }
 
 /* The nodes bound with no rule that lets the container open them: one finding for them all. */
-static void check_rule_missing(const struct ctx *c, const struct gp_cg_rules *rules)
+static void check_rule_missing(const struct recipe_check *c, const struct gp_cg_rules *rules)
 {
 	char nodes[160] = "", where[1024];
 	size_t len = 0, nlen = 0, n = 0;
@@ -214,7 +217,7 @@ static bool node_given(const struct gp_recipe *r, const char *node)
 	return false;
 }
 
-static void check_uvm_tools(const struct ctx *c)
+static void check_uvm_tools(const struct recipe_check *c)
 {
 	struct gp_finding *x;
 
@@ -230,7 +233,7 @@ static void check_uvm_tools(const struct ctx *c)
 	       c->name);
 }
 
-static void check_other_hook(const struct ctx *c, const struct gp_recipe_line *l)
+static void check_other_hook(const struct recipe_check *c, const struct gp_recipe_line *l)
 {
 	struct gp_finding *x;
 	char where[1024];
@@ -251,7 +254,7 @@ static void check_other_hook(const struct ctx *c, const struct gp_recipe_line *l
 }
 
 /* The GPUs the container is meant to have: its ini's, or those its recipe binds. */
-static void intended(const struct ctx *c, bool chosen[GP_MAX_GPUS])
+static void intended(const struct recipe_check *c, bool chosen[GP_MAX_GPUS])
 {
 	const struct gp_host *h = &c->check->hs.host;
 	struct gp_log_capture quiet;
@@ -265,8 +268,8 @@ static void intended(const struct ctx *c, bool chosen[GP_MAX_GPUS])
 	gp_ini_init(&from_recipe);
 	if (c->conf ||
 	    gp_recipe_selection(c->rec, h, from_recipe.devices, sizeof(from_recipe.devices)) == 0)
-		gp_plan_for_conf(c->check->root, h, c->conf ? c->conf : &from_recipe, GP_WHERE_NONE,
-				 chosen, plan);
+		gp_plan_for_conf(c->check->ctx->root, h, c->conf ? c->conf : &from_recipe,
+				 GP_WHERE_NONE, chosen, plan);
 	gp_log_capture_stop(&quiet);
 	free(plan);
 }
@@ -286,7 +289,7 @@ static bool any_chosen(const bool chosen[GP_MAX_GPUS], size_t n)
 }
 
 /* A privileged container's rule that lets it open (after mknod) GPUs it is not meant to have. */
-static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
+static void check_opens(const struct recipe_check *c, const struct gp_cg_rules *rules,
 			const bool chosen[GP_MAX_GPUS], const struct gp_recipe_line *l)
 {
 	const struct gp_host *h = &c->check->hs.host;
@@ -328,7 +331,7 @@ static void check_opens(const struct ctx *c, const struct gp_cg_rules *rules,
 }
 
 /* Lines of a list of recipe lines in one field: "file:line: text; ..." */
-static size_t list_lines(const struct ctx *c, bool (*pick)(const struct gp_recipe_line *),
+static size_t list_lines(const struct recipe_check *c, bool (*pick)(const struct gp_recipe_line *),
 			 char *out, size_t size)
 {
 	char where[1024];
@@ -352,7 +355,7 @@ static bool is_bind(const struct gp_recipe_line *l)
 }
 
 /* With gpu-hook attached, a recipe's bind of a node is in the way of the hook's. */
-static void check_conflict(const struct ctx *c)
+static void check_conflict(const struct recipe_check *c)
 {
 	struct gp_finding *x;
 	char lines[768];
@@ -370,7 +373,7 @@ static void check_conflict(const struct ctx *c)
 	fix_adopt(c, x);
 }
 
-static void check_lines(const struct ctx *c)
+static void check_lines(const struct recipe_check *c)
 {
 	struct gp_finding *x;
 	char lines[768];
@@ -385,10 +388,10 @@ static void check_lines(const struct ctx *c)
 	fix_adopt(c, x);
 }
 
-void gp_check_recipe(const struct gp_check_ctx *ctx, const char *name, const struct gp_recipe *rec,
+void gp_check_recipe(const struct gp_check_run *run, const char *name, const struct gp_recipe *rec,
 		     const struct gp_ini *conf, struct gp_findings *f)
 {
-	struct ctx c = { ctx, name, rec, conf, f };
+	struct recipe_check c = { run, name, rec, conf, f };
 	struct gp_cg_rules *rules = malloc(sizeof(*rules));
 	bool chosen[GP_MAX_GPUS];
 

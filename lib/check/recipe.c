@@ -415,14 +415,14 @@ static void classify_all(const char *root, const struct gp_host *host, const cha
 	}
 }
 
-int gp_recipe_read(const char *root, const struct gp_host *host, const char *path, bool pve,
+int gp_recipe_read(const char *root, const struct gp_host *host, const char *path, bool pve_config,
 		   const char *applied, struct gp_recipe *r)
 {
 	_cleanup_free_ char *devices = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = gp_cfglines_read(path, pve, &r->cfg);
+	ret = gp_cfglines_read(path, pve_config, &r->cfg);
 	if (ret < 0)
 		return ret;
 	if (gp_read_file_at(root, "/proc/devices", sizeof(r->devices) - 1, &devices, NULL) == 0)

@@ -52,11 +52,11 @@ struct gp_recipe {
 };
 
 /*
- * Reads the config at path (pve: Proxmox VE's) and sorts its NVIDIA lines; applied is
+ * Reads the config at path (pve_config: one of Proxmox VE's) and sorts its NVIDIA lines; applied is
  * the text of <name>.applied (lines attach wrote, never a recipe's), or NULL. The host
  * (under root) says today's majors and nodes. 0; -ENOENT no such config; -errno said.
  */
-int gp_recipe_read(const char *root, const struct gp_host *host, const char *path, bool pve,
+int gp_recipe_read(const char *root, const struct gp_host *host, const char *path, bool pve_config,
 		   const char *applied, struct gp_recipe *r);
 void gp_recipe_free(struct gp_recipe *r);
 

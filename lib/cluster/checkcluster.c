@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/ctx.h"
 #include "base/util.h"
 #include "check/check.h"
 #include "cluster/checkcluster.h"
@@ -61,11 +62,11 @@ static const char *tristate_word(enum gp_tristate t)
 }
 
 /* This node's file against the host as check reads it now. */
-static void own_inventory(const struct gp_check_ctx *ctx, const struct gp_node_inv *inv,
+static void own_inventory(const struct gp_check_run *run, const struct gp_node_inv *inv,
 			  struct gp_findings *f)
 {
-	const struct gp_host *h = &ctx->hs.host;
-	enum gp_tristate hmm = ctx->hs.hmm.active;
+	const struct gp_host *h = &run->hs.host;
+	enum gp_tristate hmm = run->hs.hmm.active;
 	struct gp_finding *x;
 	char at[32];
 
@@ -89,7 +90,7 @@ static void own_inventory(const struct gp_check_ctx *ctx, const struct gp_node_i
 		       "unit does at each boot)");
 }
 
-static void nodes_findings(const struct gp_check_ctx *ctx, struct gp_cluster_check *cc)
+static void nodes_findings(const struct gp_check_run *run, struct gp_cluster_check *cc)
 {
 	const struct gp_cluster_node *self = gp_cluster_node(&cc->cl, cc->cl.self);
 
@@ -97,7 +98,7 @@ static void nodes_findings(const struct gp_check_ctx *ctx, struct gp_cluster_che
 		if (cc->cl.nodes[i].status < 0)
 			unpublished(&cc->cl, &cc->cl.nodes[i], &cc->f);
 	if (self && self->inv)
-		own_inventory(ctx, self->inv, &cc->f);
+		own_inventory(run, self->inv, &cc->f);
 }
 
 /* "B: why | C: why" of the nodes whose verdict is start (note: their notes), and their names. */
@@ -191,15 +192,15 @@ static int judge_subject(struct gp_cluster_check *cc, struct gp_cluster_subject 
 	return 0;
 }
 
-int gp_check_cluster(const struct gp_check_ctx *ctx, const char *only, struct gp_cluster_check *cc)
+int gp_check_cluster(const struct gp_check_run *run, const char *only, struct gp_cluster_check *cc)
 {
 	int r;
 
 	memset(cc, 0, sizeof(*cc));
-	r = gp_cluster_read(ctx->root, ctx->confdir, &cc->cl);
+	r = gp_cluster_read(run->ctx, &cc->cl);
 	if (r < 0)
 		return r;
-	nodes_findings(ctx, cc);
+	nodes_findings(run, cc);
 	cc->subj = calloc(cc->cl.ncts ? cc->cl.ncts : 1, sizeof(*cc->subj));
 	if (!cc->subj)
 		return gp_error_errno(-ENOMEM, "Failed to judge the cluster's containers");
@@ -227,11 +228,11 @@ void gp_check_cluster_free(struct gp_cluster_check *cc)
 	gp_cluster_free(&cc->cl);
 }
 
-void gp_check_ini_node_local(const struct gp_check_ctx *ctx, const char *name,
+void gp_check_ini_node_local(const struct gp_check_run *run, const char *name,
 			     struct gp_findings *f)
 {
-	_cleanup_free_ char *local = gp_local_ini_path(ctx->confdir, name);
-	_cleanup_free_ char *cluster = gp_ini_path(ctx->root, ctx->confdir, name);
+	_cleanup_free_ char *local = gp_local_ini_path(run->ctx->confdir, name);
+	_cleanup_free_ char *cluster = gp_ini_path(run->ctx, name);
 	struct gp_finding *x;
 	bool both;
 
@@ -241,7 +242,7 @@ void gp_check_ini_node_local(const struct gp_check_ctx *ctx, const char *name,
 	if (!x)
 		return;
 	both = access(cluster, F_OK) == 0;
-	GP_SET(x->summary, "%s's ini is still in this node's %s", name, ctx->confdir);
+	GP_SET(x->summary, "%s's ini is still in this node's %s", name, run->ctx->confdir);
 	if (both)
 		GP_SET(x->evidence, "%s is there beside the cluster's %s, which is the one read",
 		       local, cluster);

@@ -9,7 +9,7 @@
 #include "cluster/judge.h"
 #include "diagnose/findings.h"
 
-struct gp_check_ctx;
+struct gp_check_run;
 
 /* One GPU container of the cluster as check judges it: where it could start, its findings. */
 struct gp_cluster_subject {
@@ -26,15 +26,15 @@ struct gp_cluster_check {
 };
 
 /*
- * Reads the cluster from ctx's root and judges each GPU container (only that one when
+ * Reads the cluster from run's root and judges each GPU container (only that one when
  * only is not NULL) on every node. 0; -ENOENT when the root is no Proxmox VE node; another
  * -errno (said). Free with gp_check_cluster_free either way.
  */
-int gp_check_cluster(const struct gp_check_ctx *ctx, const char *only, struct gp_cluster_check *cc);
+int gp_check_cluster(const struct gp_check_run *run, const char *only, struct gp_cluster_check *cc);
 void gp_check_cluster_free(struct gp_cluster_check *cc);
 
 /* ini-node-local: a Proxmox VE container's ini still in this node's confdir. */
-void gp_check_ini_node_local(const struct gp_check_ctx *ctx, const char *name,
+void gp_check_ini_node_local(const struct gp_check_run *run, const char *name,
 			     struct gp_findings *f);
 
 #endif

@@ -3,12 +3,13 @@
 #include <dirent.h>
 #include <string.h>
 
+#include "base/ctx.h"
 #include "base/util.h"
 #include "cluster/cluster.h"
 
 static const char node_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-";
 
-/* A node name as gp_pve_node_name takes one: what a file or directory of ours may be named. */
+/* A node name as gp_ctx_init takes one: what a file or directory of ours may be named. */
 static bool node_name_ok(const char *name)
 {
 	size_t n = strlen(name);
@@ -81,10 +82,9 @@ static int read_nodes(const char *root, struct gp_cluster *c)
 	return 0;
 }
 
-static int add_ct(struct gp_cluster *c, const char *root, const char *confdir, const char *node,
-		  const char *id)
+static int add_ct(struct gp_cluster *c, const struct gp_ctx *ctx, const char *node, const char *id)
 {
-	_cleanup_free_ char *ini = gp_ini_path(root, confdir, id);
+	_cleanup_free_ char *ini = gp_ini_path(ctx, id);
 	struct gp_cluster_ct *grown, *ct;
 	struct gp_log_capture said;
 
@@ -98,12 +98,12 @@ static int add_ct(struct gp_cluster *c, const char *root, const char *confdir, c
 	c->cts = grown;
 	ct = &c->cts[c->ncts++];
 	memset(ct, 0, sizeof(*ct));
-	/* Both checked before: an ID of digits (pve_id), a node's name (gp_pve_node_name's rule).
+	/* Both checked before: an ID of digits (pve_id), a node's name (gp_ctx's node).
 	 */
 	memcpy(ct->id, id, strnlen(id, sizeof(ct->id) - 1));
 	memcpy(ct->node, node, strnlen(node, sizeof(ct->node) - 1));
 	gp_log_capture_start(&said);
-	ct->ini_status = gp_ini_load(root, confdir, id, &ct->conf);
+	ct->ini_status = gp_ini_load(ctx, id, &ct->conf);
 	gp_log_capture_stop(&said);
 	if (ct->ini_status < 0)
 		snprintf(ct->ini_error, sizeof(ct->ini_error), "%s",
@@ -112,8 +112,7 @@ static int add_ct(struct gp_cluster *c, const char *root, const char *confdir, c
 }
 
 /* The containers whose config node holds (nodes/<node>/lxc/<id>.conf) with a cluster ini. */
-static int read_containers(const char *root, const char *confdir, const char *node,
-			   struct gp_cluster *c)
+static int read_containers(const struct gp_ctx *ctx, const char *node, struct gp_cluster *c)
 {
 	char rel[256];
 	_cleanup_free_ char *dir = NULL;
@@ -121,14 +120,14 @@ static int read_containers(const char *root, const char *confdir, const char *no
 	int n, r = 0;
 
 	snprintf(rel, sizeof(rel), GP_PVE_NODES_DIR "/%s/lxc", node);
-	dir = gp_path(root, rel);
+	dir = gp_path(ctx->root, rel);
 	n = dir ? scandir(dir, &list, is_ct_conf, alphasort) : -1;
 	if (n < 0)
 		return errno == ENOENT ? 0 : gp_error_errno(-errno, "Failed to read \"%s\"", dir);
 	for (int i = 0; i < n; i++) {
 		list[i]->d_name[strlen(list[i]->d_name) - 5] = '\0';
 		if (r == 0)
-			r = add_ct(c, root, confdir, node, list[i]->d_name);
+			r = add_ct(c, ctx, node, list[i]->d_name);
 		free(list[i]);
 	}
 	free(list);
@@ -143,17 +142,18 @@ static int by_id(const void *a, const void *b)
 	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->id, y->id);
 }
 
-int gp_cluster_read(const char *root, const char *confdir, struct gp_cluster *c)
+int gp_cluster_read(const struct gp_ctx *ctx, struct gp_cluster *c)
 {
 	int r;
 
 	memset(c, 0, sizeof(*c));
-	if (!gp_root_is_pve(root) || gp_pve_node_name(root, c->self) < 0)
+	if (ctx->node_err < 0)
 		return -ENOENT;
-	r = read_nodes(root, c);
+	snprintf(c->self, sizeof(c->self), "%s", ctx->node);
+	r = read_nodes(ctx->root, c);
 	for (size_t i = 0; r == 0 && i < c->nnodes; i++) {
-		read_inventory(root, &c->nodes[i]);
-		r = read_containers(root, confdir, c->nodes[i].name, c);
+		read_inventory(ctx->root, &c->nodes[i]);
+		r = read_containers(ctx, c->nodes[i].name, c);
 	}
 	if (r < 0) {
 		gp_cluster_free(c);

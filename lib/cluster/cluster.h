@@ -40,12 +40,13 @@ struct gp_cluster {
 };
 
 /*
- * Reads the cluster under root: this node, every node directory and its published file,
- * every container whose config a node holds and whose ini the cluster holds, sorted.
- * Returns 0; -ENOENT when root is no Proxmox VE node (no /etc/pve/local link), said by
- * no one; another -errno when a directory cannot be read (said).
+ * Reads the cluster under ctx's root: this node, every node directory and its published
+ * file, every container whose config a node holds and whose ini the cluster holds, sorted.
+ * Returns 0; -ENOENT when ctx knows no Proxmox VE node (no /etc/pve/local link naming
+ * one), said by no one; another -errno when a directory cannot be read (said).
  */
-int gp_cluster_read(const char *root, const char *confdir, struct gp_cluster *c);
+struct gp_ctx;
+int gp_cluster_read(const struct gp_ctx *ctx, struct gp_cluster *c);
 void gp_cluster_free(struct gp_cluster *c);
 
 /* The node of that name, or NULL. */

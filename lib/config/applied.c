@@ -2,14 +2,14 @@
 /* A container's .applied, the one reader and writer of it (applied.h). */
 #include <errno.h>
 
-#include "base/paths.h"
+#include "base/ctx.h"
 #include "base/util.h"
 #include "config/applied.h"
 #include "config/ini.h"
 
-int gp_applied_read(const char *path, char **text)
+int gp_applied_read(const struct gp_ctx *ctx, const char *path, char **text)
 {
-	int r = gp_ini_read_owned(path, GP_APPLIED_MAX_SIZE, text);
+	int r = gp_ini_read_owned(path, ctx->owner, GP_APPLIED_MAX_SIZE, text);
 
 	return r == -EFBIG ? -GP_EBADCONF : r; /* for the admin to fix, as an ini */
 }
@@ -23,16 +23,15 @@ char *gp_applied_peek(const char *path)
 	return buf;
 }
 
-int gp_applied_write(const char *root, const char *confdir, const char *name, const char *text,
-		     size_t len)
+int gp_applied_write(const struct gp_ctx *ctx, const char *name, const char *text, size_t len)
 {
-	_cleanup_free_ char *path = gp_applied_path(root, confdir, name);
+	_cleanup_free_ char *path = gp_applied_path(ctx, name);
 	int r;
 
 	if (!path)
 		return -ENOMEM;
 	r = gp_mkdir_parents(path);
 	if (r == 0)
-		r = gp_write_file_atomic(path, text, len, gp_container_file_mode(root), GP_DURABLE);
-	return r < 0 ? gp_ini_write_failed(root, path, r) : 0;
+		r = gp_write_file_atomic(path, text, len, gp_container_file_mode(ctx), GP_DURABLE);
+	return r < 0 ? gp_ini_write_failed(ctx->root, path, r) : 0;
 }

@@ -17,13 +17,13 @@
  * -ENOENT when there is none, said by no one; -GP_EBADCONF for a file to fix (its owner,
  * mode or size), said; another -errno, said.
  */
-int gp_applied_read(const char *path, char **text);
+struct gp_ctx;
+int gp_applied_read(const struct gp_ctx *ctx, const char *path, char **text);
 
 /* The same without the owner rule and unsaid, for check's reading: NULL for none. */
 char *gp_applied_peek(const char *path);
 
 /* Writes text as it, durably, with the container files' mode: 0 or -errno, said. */
-int gp_applied_write(const char *root, const char *confdir, const char *name, const char *text,
-		     size_t len);
+int gp_applied_write(const struct gp_ctx *ctx, const char *name, const char *text, size_t len);
 
 #endif

@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <ini.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "config/ini.h"
@@ -480,24 +482,26 @@ int gp_ini_parse_as(const char *buf, const char *path, enum gp_conf_kind kind, s
 	return r.failed ? -GP_EBADCONF : 0;
 }
 
-int gp_ini_check_owner(const char *path, const struct stat *st)
+int gp_ini_check_owner(const char *path, const struct stat *st, uid_t owner)
 {
+	char who[32];
+
 	if (!S_ISREG(st->st_mode)) {
 		gp_error("\"%s\" is not a regular file", path);
 		return -GP_EBADCONF;
 	}
-	if (st->st_uid != 0 || (st->st_mode & 022)) {
-		gp_error(
-		    "\"%s\" is owned by uid %u with mode %04o: it must be owned by root and "
-		    "not writable by group or others; fix with: chown root: %s && chmod 644 %s",
-		    path, (unsigned int)st->st_uid, (unsigned int)(st->st_mode & 07777), path,
-		    path);
+	if (st->st_uid != owner || (st->st_mode & 022)) {
+		snprintf(who, sizeof(who), owner ? "%u" : "root", (unsigned int)owner);
+		gp_error("\"%s\" is owned by uid %u with mode %04o: it must be owned by %s and "
+			 "not writable by group or others; fix with: chown %s: %s && chmod 644 %s",
+			 path, (unsigned int)st->st_uid, (unsigned int)(st->st_mode & 07777), who,
+			 who, path, path);
 		return -GP_EBADCONF;
 	}
 	return 0;
 }
 
-int gp_ini_read_owned(const char *path, size_t max, char **buf)
+int gp_ini_read_owned(const char *path, uid_t owner, size_t max, char **buf)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
@@ -509,7 +513,7 @@ int gp_ini_read_owned(const char *path, size_t max, char **buf)
 		return -ENOENT;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return gp_error_errno(-errno, "Failed to open \"%s\"", path);
-	r = gp_ini_check_owner(path, &st);
+	r = gp_ini_check_owner(path, &st, owner);
 	if (r < 0)
 		return r;
 	/* From the descriptor just checked: a path opened again may be another file. */
@@ -519,38 +523,38 @@ int gp_ini_read_owned(const char *path, size_t max, char **buf)
 	return r < 0 ? gp_error_errno(r, "Failed to read \"%s\"", path) : 0;
 }
 
-static int load_file(const char *path, enum gp_conf_kind kind, struct gp_ini *conf)
+static int load_file(const char *path, uid_t owner, enum gp_conf_kind kind, struct gp_ini *conf)
 {
 	_cleanup_free_ char *buf = NULL;
-	int r = gp_ini_read_owned(path, GP_INI_MAX_SIZE, &buf);
+	int r = gp_ini_read_owned(path, owner, GP_INI_MAX_SIZE, &buf);
 
 	if (r == -EFBIG)
 		return -GP_EBADCONF;
 	return r < 0 ? r : gp_ini_parse_as(buf, path, kind, conf);
 }
 
-int gp_ini_load(const char *root, const char *confdir, const char *name, struct gp_ini *conf)
+int gp_ini_load(const struct gp_ctx *ctx, const char *name, struct gp_ini *conf)
 {
-	_cleanup_free_ char *path = gp_ini_path(root, confdir, name);
-	_cleanup_free_ char *local = gp_local_ini_path(confdir, name);
+	_cleanup_free_ char *path = gp_ini_path(ctx, name);
+	_cleanup_free_ char *local = gp_local_ini_path(ctx->confdir, name);
 	int r;
 
 	if (!path || !local)
 		return -ENOMEM;
-	r = load_file(path, GP_CONF_CONTAINER, conf);
+	r = load_file(path, ctx->owner, GP_CONF_CONTAINER, conf);
 	if (r == -ENOENT && strcmp(path, local) != 0)
-		r = load_file(local, GP_CONF_CONTAINER, conf);
+		r = load_file(local, ctx->owner, GP_CONF_CONTAINER, conf);
 	return r;
 }
 
-int gp_hostconf_load(const char *confdir, struct gp_ini *conf)
+int gp_hostconf_load(const struct gp_ctx *ctx, struct gp_ini *conf)
 {
-	_cleanup_free_ char *path = gp_hostconf_path(confdir);
+	_cleanup_free_ char *path = gp_hostconf_path(ctx->confdir);
 	int r;
 
 	if (!path)
 		return -ENOMEM;
-	r = load_file(path, GP_CONF_HOST, conf);
+	r = load_file(path, ctx->owner, GP_CONF_HOST, conf);
 	if (r == -ENOENT) {
 		gp_ini_parse_as("", path, GP_CONF_HOST, conf);
 		return 0;
@@ -639,9 +643,9 @@ int gp_ini_write_failed(const char *root, const char *path, int r)
 	return gp_error_errno(r, "Failed to write \"%s\"", path);
 }
 
-int gp_ini_save(const char *root, const char *confdir, const char *name, const struct gp_ini *conf)
+int gp_ini_save(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf)
 {
-	_cleanup_free_ char *path = gp_ini_path(root, confdir, name), *text = gp_ini_format(conf);
+	_cleanup_free_ char *path = gp_ini_path(ctx, name), *text = gp_ini_format(conf);
 	int r;
 
 	if (!text || !path)
@@ -651,7 +655,7 @@ int gp_ini_save(const char *root, const char *confdir, const char *name, const s
 		return r;
 	r = gp_mkdir_parents(path);
 	if (r == 0)
-		r = gp_write_file_atomic(path, text, strlen(text), gp_container_file_mode(root),
+		r = gp_write_file_atomic(path, text, strlen(text), gp_container_file_mode(ctx),
 					 GP_DURABLE);
-	return r < 0 ? gp_ini_write_failed(root, path, r) : 0;
+	return r < 0 ? gp_ini_write_failed(ctx->root, path, r) : 0;
 }

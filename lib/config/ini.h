@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+struct gp_ctx;
+
 /* The per-container ini, <confdir>/<name>.ini. */
 
 enum gp_hmm_policy { GP_HMM_AUTO, GP_HMM_YES, GP_HMM_NO };
@@ -70,28 +72,31 @@ const struct gp_ini_key *gp_ini_key(size_t i);
  * Reads <confdir>/gpu-provision.conf, the host's defaults for the keys marked host in
  * gp_ini_key. A missing file gives the built-in defaults: 0.
  */
-int gp_hostconf_load(const char *confdir, struct gp_ini *conf);
+int gp_hostconf_load(const struct gp_ctx *ctx, struct gp_ini *conf);
 
 /* Fills the keys the container's ini leaves out from the host's defaults. */
 void gp_ini_merge_host(struct gp_ini *conf, const struct gp_ini *host);
 
-/* Refuses a file not owned by root or writable by group or others: -GP_EBADCONF, said. */
-int gp_ini_check_owner(const char *path, const struct stat *st);
+/*
+ * Refuses a file not owned by owner (gp_ctx's: root's on a host) or writable by group or
+ * others: -GP_EBADCONF, said.
+ */
+int gp_ini_check_owner(const char *path, const struct stat *st, uid_t owner);
 
 /*
  * A file of the container's or the host's (an ini, .applied) into *buf (malloc'd, NUL-ended)
- * when it passes gp_ini_check_owner and has at most max bytes, through one descriptor
+ * when it passes gp_ini_check_owner (of owner) and has at most max bytes, through one descriptor
  * opened without following a link. 0; -ENOENT, said by no one; else said: -GP_EBADCONF for
  * the owner or mode, -EFBIG past max, another -errno.
  */
-int gp_ini_read_owned(const char *path, size_t max, char **buf);
+int gp_ini_read_owned(const char *path, uid_t owner, size_t max, char **buf);
 
 /*
  * Opens, checks and parses the container's ini (gp_ini_path: in the cluster filesystem on
  * Proxmox VE, where one still in confdir from before is read when the cluster has none).
  * -ENOENT when there is none.
  */
-int gp_ini_load(const char *root, const char *confdir, const char *name, struct gp_ini *conf);
+int gp_ini_load(const struct gp_ctx *ctx, const char *name, struct gp_ini *conf);
 
 /* Renders conf as ini text into a malloc'd string. */
 char *gp_ini_format(const struct gp_ini *conf);
@@ -120,7 +125,7 @@ int gp_ini_write_failed(const char *root, const char *path, int r);
  * back (above). On Proxmox VE one left in confdir from before stays: the caller removes it
  * once what depends on the new one is written too.
  */
-int gp_ini_save(const char *root, const char *confdir, const char *name, const struct gp_ini *conf);
+int gp_ini_save(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf);
 
 const char *gp_hmm_policy_name(enum gp_hmm_policy p);
 const char *gp_conflict_name(enum gp_conflict c);

@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/trust.h"
 #include "base/util.h"
@@ -75,7 +76,7 @@ static int lock_confdir(const char *confdir)
 static int hook_command(const struct gp_attach_opts *o, char **out)
 {
 	char hook[PATH_MAX];
-	const char *words[] = { hook, o->confdir, o->root ? o->root : "/" };
+	const char *words[] = { hook, o->ctx->confdir, o->ctx->root ? o->ctx->root : "/" };
 	int r = gp_trust_program(o->hook, hook, sizeof(hook));
 
 	if (r < 0)
@@ -89,9 +90,10 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 			return -GP_EBADCONF;
 		}
 	}
-	if (o->root && asprintf(out, "%s --root %s --confdir %s", hook, o->root, o->confdir) >= 0)
+	if (o->ctx->root &&
+	    asprintf(out, "%s --root %s --confdir %s", hook, o->ctx->root, o->ctx->confdir) >= 0)
 		return 0;
-	if (!o->root && asprintf(out, "%s --confdir %s", hook, o->confdir) >= 0)
+	if (!o->ctx->root && asprintf(out, "%s --confdir %s", hook, o->ctx->confdir) >= 0)
 		return 0;
 	return -ENOMEM;
 }
@@ -99,10 +101,10 @@ static int hook_command(const struct gp_attach_opts *o, char **out)
 /* The lines a previous attach added, so that they can be taken out again. */
 static int read_applied(const struct gp_attach_opts *o, struct lines *l)
 {
-	_cleanup_free_ char *path = gp_applied_path_to_read(o->root, o->confdir, o->name);
+	_cleanup_free_ char *path = gp_applied_path_to_read(o->ctx, o->name);
 	_cleanup_free_ char *buf = NULL;
 	char *save = NULL;
-	int r = path ? gp_applied_read(path, &buf) : -ENOMEM;
+	int r = path ? gp_applied_read(o->ctx, path, &buf) : -ENOMEM;
 
 	if (r == -ENOENT)
 		return 0;
@@ -123,7 +125,7 @@ static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 	for (size_t i = 0; i < l->n && r == 0; i++)
 		r = gp_buf_printf(&b, "%s\n", l->v[i]);
 	if (r == 0)
-		r = gp_applied_write(o->root, o->confdir, o->name, b.data, b.len);
+		r = gp_applied_write(o->ctx, o->name, b.data, b.len);
 	gp_buf_free(&b);
 	return r;
 }
@@ -132,10 +134,9 @@ static int write_applied(const struct gp_attach_opts *o, const struct lines *l)
 static void drop_node_local(const struct gp_attach_opts *o)
 {
 	char *pairs[2][2] = {
-		{ gp_ini_path(o->root, o->confdir, o->name),
-		  gp_local_ini_path(o->confdir, o->name) },
-		{ gp_applied_path(o->root, o->confdir, o->name),
-		  gp_local_applied_path(o->confdir, o->name) },
+		{ gp_ini_path(o->ctx, o->name), gp_local_ini_path(o->ctx->confdir, o->name) },
+		{ gp_applied_path(o->ctx, o->name),
+		  gp_local_applied_path(o->ctx->confdir, o->name) },
 	};
 
 	for (size_t i = 0; i < 2; i++) {
@@ -166,7 +167,7 @@ static int choose_injection(const struct gp_attach_opts *o, bool is_new, struct 
 		r = gp_ini_set(conf, "driver", "inject", "no", "--mode devn");
 	else if (is_new && o->adopt) /* the recipe's container brought its own driver */
 		r = gp_ini_set(conf, "driver", "inject", "no", "adopt");
-	else if (is_new && gp_hostconf_load(o->confdir, &host) == 0 && !host.inject_set)
+	else if (is_new && gp_hostconf_load(o->ctx, &host) == 0 && !host.inject_set)
 		r = gp_ini_set(conf, "driver", "inject", "yes", "attach");
 	if (r == 0 && o->capabilities)
 		r = gp_ini_set(conf, "driver", "capabilities", o->capabilities, "--capabilities");
@@ -185,14 +186,14 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ini *conf, struct g
 	int r;
 
 	/* Keep the ini's other keys; --gpus and --caps replace only the selection. */
-	r = gp_ini_load(o->root, o->confdir, o->name, conf);
+	r = gp_ini_load(o->ctx, o->name, conf);
 	if (r == -ENOENT && !o->gpus)
 		gp_error("\"%s\" has no ini yet: give --gpus", o->name);
 	if (r < 0 && (r != -ENOENT || !o->gpus))
 		return -GP_EBADCONF;
 	is_new = r == -ENOENT;
 	if (is_new) {
-		_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
+		_cleanup_free_ char *path = gp_ini_path(o->ctx, o->name);
 
 		gp_ini_init(conf);
 		snprintf(conf->path, sizeof(conf->path), "%s", path ? path : "");
@@ -205,10 +206,10 @@ static int resolve(const struct gp_attach_opts *o, struct gp_ini *conf, struct g
 		snprintf(conf->mode, sizeof(conf->mode), "%s", o->mode);
 	if (choose_injection(o, is_new, conf) < 0)
 		return -GP_EBADCONF;
-	r = gp_host_read(o->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
+	r = gp_host_read(o->ctx->root, conf->caps[0] ? GP_HOST_MIG : 0, &host);
 	if (r < 0)
 		return r;
-	r = gp_plan_for_conf(o->root, &host, conf, GP_WHERE_NONE, NULL, plan);
+	r = gp_plan_for_conf(o->ctx->root, &host, conf, GP_WHERE_NONE, NULL, plan);
 	gp_host_free(&host);
 	/* Before anything is written, and for --dry-run too: the hook must read it back. */
 	return r < 0 ? r : gp_ini_check_readable(conf);
@@ -325,7 +326,7 @@ static struct gp_cluster *read_cluster(const struct gp_attach_opts *o, const str
 {
 	struct gp_cluster *c = t->kind == GP_TARGET_PVE ? malloc(sizeof(*c)) : NULL;
 
-	if (c && gp_cluster_read(o->root, o->confdir, c) < 0) {
+	if (c && gp_cluster_read(o->ctx, c) < 0) {
 		free(c);
 		return NULL;
 	}
@@ -438,8 +439,9 @@ static int wanted_lines(const struct gp_attach_opts *o, const struct gp_target *
 /* devN entries need the nodes before Proxmox's own pre-start: the boot unit makes them. */
 static void warn_devn_ordering(const struct gp_attach_opts *o)
 {
-	_cleanup_free_ char *unit = gp_path(
-	    o->root, "/etc/systemd/system/multi-user.target.wants/gpu-provision-prepare.service");
+	_cleanup_free_ char *unit =
+	    gp_path(o->ctx->root,
+		    "/etc/systemd/system/multi-user.target.wants/gpu-provision-prepare.service");
 
 	if (unit && access(unit, F_OK) != 0)
 		gp_warn("devN entries make Proxmox's pre-start fail when a node such as "
@@ -461,7 +463,7 @@ static void print_dry_run(const struct gp_ini *conf, const struct lines *old,
 
 static char *read_ini_text(const struct gp_attach_opts *o)
 {
-	_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
+	_cleanup_free_ char *path = gp_ini_path(o->ctx, o->name);
 	char *buf = NULL;
 
 	if (!path || gp_read_file(path, GP_INI_MAX_SIZE, &buf, NULL) < 0)
@@ -472,12 +474,12 @@ static char *read_ini_text(const struct gp_attach_opts *o)
 /* Puts the ini back as it was before a failed attach: its old text, or no file. */
 static void restore_ini(const struct gp_attach_opts *o, const char *old)
 {
-	_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
+	_cleanup_free_ char *path = gp_ini_path(o->ctx, o->name);
 
 	if (!path)
 		return;
 	if (old)
-		gp_write_file_atomic(path, old, strlen(old), gp_container_file_mode(o->root),
+		gp_write_file_atomic(path, old, strlen(old), gp_container_file_mode(o->ctx),
 				     GP_DURABLE);
 	else
 		unlink(path);
@@ -510,7 +512,7 @@ static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_
 				const struct lines *add)
 {
 	_cleanup_free_ char *old_ini = read_ini_text(o);
-	int r = gp_ini_save(o->root, o->confdir, o->name, conf);
+	int r = gp_ini_save(o->ctx, o->name, conf);
 
 	if (r < 0)
 		return r;
@@ -761,7 +763,7 @@ int gp_adopt(const struct gp_attach_opts *o)
 int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes)
 {
 	struct gp_attach_changes unused;
-	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
+	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->ctx->confdir);
 	struct attach_run *a = calloc(1, sizeof(*a));
 	int r;
 
@@ -792,12 +794,12 @@ static int remove_files(const char *a, const char *b)
 
 int gp_detach(const struct gp_attach_opts *o)
 {
-	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->confdir);
+	_cleanup_close_ int lock = o->dry_run ? -1 : lock_confdir(o->ctx->confdir);
 	_cleanup_lines_ struct lines old = { 0 };
-	_cleanup_free_ char *ini = gp_ini_path(o->root, o->confdir, o->name);
-	_cleanup_free_ char *applied = gp_applied_path(o->root, o->confdir, o->name);
-	_cleanup_free_ char *local_ini = gp_local_ini_path(o->confdir, o->name);
-	_cleanup_free_ char *local_applied = gp_local_applied_path(o->confdir, o->name);
+	_cleanup_free_ char *ini = gp_ini_path(o->ctx, o->name);
+	_cleanup_free_ char *applied = gp_applied_path(o->ctx, o->name);
+	_cleanup_free_ char *local_ini = gp_local_ini_path(o->ctx->confdir, o->name);
+	_cleanup_free_ char *local_applied = gp_local_applied_path(o->ctx->confdir, o->name);
 	struct gp_target t;
 	int r;
 

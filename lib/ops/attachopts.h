@@ -5,10 +5,10 @@
 
 #include <stdbool.h>
 
+struct gp_ctx;
+
 struct gp_attach_opts {
-	const char *root;    /* --root, or NULL */
-	const char *confdir; /* where <name>.ini lives */
-	const char *lxcpath; /* --lxcpath, or NULL for LXC's default */
+	const struct gp_ctx *ctx; /* where: root, confdir, lxcpath, Proxmox VE */
 	const char *name;
 	const char *gpus;	  /* selectors; NULL reuses the ini's */
 	const char *caps;	  /* NULL keeps the ini's caps when gpus is NULL */
@@ -16,7 +16,6 @@ struct gp_attach_opts {
 	const char *mode;	  /* Proxmox: "hook" (default) or "devn" */
 	int inject;		  /* [driver] inject: 1 yes, -1 no, 0 the ini's (a new one: yes) */
 	const char *capabilities; /* [driver] capabilities, or NULL for the ini's */
-	bool pve;		  /* Proxmox VE even without <root>/etc/pve/lxc */
 	bool adopt; /* take over the NVIDIA lines a recipe wrote (lib/ops/takeover.c) */
 	bool dry_run;
 	bool quiet;	 /* sync: report changes, not each attach */

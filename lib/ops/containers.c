@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "ops/containers.h"
@@ -64,24 +65,24 @@ static int pve_containers(const char *root, char ***names)
 }
 
 /* Whether container name has an ini: the cluster's, or one a node kept in confdir. */
-static bool has_ini(const char *root, const char *confdir, const char *name)
+static bool has_ini(const struct gp_ctx *ctx, const char *name)
 {
-	_cleanup_free_ char *ini = gp_ini_path(root, confdir, name);
-	_cleanup_free_ char *local = gp_local_ini_path(confdir, name);
+	_cleanup_free_ char *ini = gp_ini_path(ctx, name);
+	_cleanup_free_ char *local = gp_local_ini_path(ctx->confdir, name);
 
 	return (ini && access(ini, F_OK) == 0) || (local && access(local, F_OK) == 0);
 }
 
-int gp_containers_with_gpus(const char *root, const char *confdir, char ***names)
+int gp_containers_with_gpus(const struct gp_ctx *ctx, char ***names)
 {
 	int n, kept = 0;
 
-	if (!gp_root_is_pve(root))
-		return file_names(confdir, ini_name, strlen(".ini"), names);
+	if (!ctx->pmxcfs)
+		return file_names(ctx->confdir, ini_name, strlen(".ini"), names);
 	/* This node's containers (Proxmox's lxc link) whose ini the cluster holds. */
-	n = pve_containers(root, names);
+	n = pve_containers(ctx->root, names);
 	for (int i = 0; i < n; i++) {
-		if (has_ini(root, confdir, (*names)[i]))
+		if (has_ini(ctx, (*names)[i]))
 			(*names)[kept++] = (*names)[i];
 		else
 			free((*names)[i]);
@@ -91,12 +92,13 @@ int gp_containers_with_gpus(const char *root, const char *confdir, char ***names
 	return n < 0 ? n : kept;
 }
 
-int gp_containers_all(const char *root, const char *lxcpath, bool pve, char ***names)
+int gp_containers_all(const struct gp_ctx *ctx, char ***names)
 {
+	const char *lxcpath = ctx->lxcpath;
 	int n;
 
-	if (pve)
-		return pve_containers(root, names);
+	if (ctx->pve)
+		return pve_containers(ctx->root, names);
 	n = list_defined_containers(lxcpath ? lxcpath : lxc_get_global_config_item("lxc.lxcpath"),
 				    names, NULL);
 	if (n < 0)

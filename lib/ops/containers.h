@@ -11,14 +11,15 @@
  * Proxmox VE this node's containers with an ini (in the cluster filesystem, or one still
  * in confdir). Returns how many names were put in names (malloc'd each), or -errno.
  */
-int gp_containers_with_gpus(const char *root, const char *confdir, char ***names);
+struct gp_ctx;
+int gp_containers_with_gpus(const struct gp_ctx *ctx, char ***names);
 void gp_containers_free(char **names, int n);
 
 /*
  * Every container of the host, with GPUs or not: Proxmox VE's IDs (<root>/etc/pve/lxc/
- * <id>.conf) when pve, else LXC's defined containers in lxcpath. Sorted; how many, or
- * -errno.
+ * <id>.conf) on Proxmox VE, else LXC's defined containers in lxcpath. Sorted; how many,
+ * or -errno.
  */
-int gp_containers_all(const char *root, const char *lxcpath, bool pve, char ***names);
+int gp_containers_all(const struct gp_ctx *ctx, char ***names);
 
 #endif

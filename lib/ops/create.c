@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/child.h"
+#include "base/ctx.h"
 #include "base/escape.h"
 #include "base/paths.h"
 #include "base/util.h"
@@ -213,7 +214,7 @@ static int finish_rootdev(struct lxc_container *c, const struct gp_create_opts *
 
 static int create_lxc(const struct gp_create_opts *o)
 {
-	struct lxc_container *c = lxc_container_new(o->attach.name, o->attach.lxcpath);
+	struct lxc_container *c = lxc_container_new(o->attach.name, o->attach.ctx->lxcpath);
 	_cleanup_free_ char *rootfs = NULL;
 	bool started = false;
 	int r = 0;
@@ -233,7 +234,7 @@ static int create_lxc(const struct gp_create_opts *o)
 		gp_error("Failed to load \"%s\"", o->config_file);
 		r = -GP_EBADCONF;
 	}
-	if (r == 0 && o->unprivileged && !set_idmap(o->attach.root, c))
+	if (r == 0 && o->unprivileged && !set_idmap(o->attach.ctx->root, c))
 		r = -GP_EBADCONF;
 	started = r == 0;
 	if (r == 0 && o->rootfs_dev)
@@ -303,7 +304,7 @@ static int create_pve(const struct gp_create_opts *o)
 
 int gp_create(const struct gp_create_opts *o)
 {
-	bool pve = o->attach.pve || gp_root_is_pve(o->attach.root);
+	bool pve = o->attach.ctx->pve;
 
 	if (pve && !o->ostemplate) {
 		gp_error("on Proxmox VE give --ostemplate VOLID (as for pct create)");

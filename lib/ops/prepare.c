@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "cluster/cluster.h"
@@ -21,7 +22,7 @@
 static int load_policy(const struct gp_prepare_opts *o, struct gp_ini *conf)
 {
 	struct gp_ini host;
-	int r = gp_hostconf_load(o->confdir, &host);
+	int r = gp_hostconf_load(o->ctx, &host);
 
 	if (r < 0)
 		return -GP_EBADCONF;
@@ -29,7 +30,7 @@ static int load_policy(const struct gp_prepare_opts *o, struct gp_ini *conf)
 		*conf = host;
 		return 0;
 	}
-	r = gp_ini_load(o->root, o->confdir, o->container, conf);
+	r = gp_ini_load(o->ctx, o->container, conf);
 	if (r == -ENOENT)
 		gp_error("%s has no ini: attach the container first", o->container);
 	if (r < 0)
@@ -57,7 +58,7 @@ static void print_verdict(const struct gp_hmm *hmm, const struct gp_uvm_plan *pl
 static int plan_modules(const struct gp_prepare_opts *o, const struct gp_ini *conf,
 			struct gp_host_state *s, struct gp_uvm_plan *plan)
 {
-	int r = gp_host_state_read(o->root, o->nvml ? GP_STATE_NVML : 0, s);
+	int r = gp_host_state_read(o->ctx->root, o->nvml ? GP_STATE_NVML : 0, s);
 
 	if (r < 0)
 		return r;
@@ -77,7 +78,7 @@ static int make_nodes(const struct gp_prepare_opts *o, struct gp_host_state *s, 
 
 	if (reloaded) {
 		gp_host_free(host);
-		r = gp_host_read(o->root, GP_HOST_MIG, host);
+		r = gp_host_read(o->ctx->root, GP_HOST_MIG, host);
 		if (r < 0)
 			return r;
 	}
@@ -85,12 +86,12 @@ static int make_nodes(const struct gp_prepare_opts *o, struct gp_host_state *s, 
 		gp_warn("the NVIDIA driver is not loaded: no device nodes to make");
 		return o->dry_run ? 0 : -ENODEV;
 	}
-	r = gp_plan_all(o->root, host, &plan);
+	r = gp_plan_all(o->ctx->root, host, &plan);
 	if (r == 0)
-		r = gp_nodes_ensure(o->root, &plan, host->params.modify != 0, o->dry_run);
+		r = gp_nodes_ensure(o->ctx->root, &plan, host->params.modify != 0, o->dry_run);
 	if (r == 0)
 		printf("nodes: %zu checked under %s/dev\n", plan.n,
-		       !gp_root_is_host(o->root) ? o->root : "");
+		       !gp_root_is_host(o->ctx->root) ? o->ctx->root : "");
 	return r;
 }
 
@@ -104,11 +105,11 @@ static int persist(const struct gp_prepare_opts *o, const struct gp_uvm_plan *pl
 		       GP_MODPROBE_CONF);
 		return 0;
 	}
-	r = gp_persist_disable_hmm(o->root, o->dry_run);
+	r = gp_persist_disable_hmm(o->ctx->root, o->dry_run);
 	if (r < 0)
 		return r;
 	printf("persist: %s %s\n", GP_MODPROBE_CONF, r ? "written" : "already says so");
-	initramfs = gp_initramfs_has_nvidia(o->root);
+	initramfs = gp_initramfs_has_nvidia(o->ctx->root);
 	if (initramfs == GP_YES)
 		printf("persist: the initramfs loads NVIDIA modules: run update-initramfs -u\n");
 	else
@@ -127,33 +128,33 @@ static int persist(const struct gp_prepare_opts *o, const struct gp_uvm_plan *pl
  */
 static void publish(const struct gp_prepare_opts *o, struct gp_host_state *s, bool changed)
 {
-	char node[GP_NODE_NAME_MAX];
+	const char *node = o->ctx->node;
 	struct gp_node_inv *inv;
 	struct gp_ini defaults;
 
-	if (o->dry_run || !gp_root_is_pve(o->root) || gp_pve_node_name(o->root, node) < 0)
+	if (o->dry_run || o->ctx->node_err < 0)
 		return;
 	if (changed) {
 		gp_host_state_free(s);
-		if (gp_host_state_read(o->root, o->nvml ? GP_STATE_NVML : 0, s) < 0)
+		if (gp_host_state_read(o->ctx->root, o->nvml ? GP_STATE_NVML : 0, s) < 0)
 			return;
 	}
 	inv = malloc(sizeof(*inv));
-	if (!inv || gp_hostconf_load(o->confdir, &defaults) < 0) {
+	if (!inv || gp_hostconf_load(o->ctx, &defaults) < 0) {
 		free(inv);
 		return;
 	}
 	gp_node_inv_from_state(node, s, &defaults, (long)time(NULL), inv);
-	if (gp_cluster_publish(o->root, inv) == 0)
+	if (gp_cluster_publish(o->ctx->root, inv) == 0)
 		printf("cluster: this node's GPUs published as %s" GP_CLUSTER_DIR
 		       "/nodes/%s.json\n",
-		       gp_root_is_host(o->root) ? "" : o->root, node);
+		       gp_root_is_host(o->ctx->root) ? "" : o->ctx->root, node);
 	free(inv);
 }
 
 int gp_prepare(const struct gp_prepare_opts *o)
 {
-	bool print_only = o->dry_run || !gp_root_is_host(o->root);
+	bool print_only = o->dry_run || !gp_root_is_host(o->ctx->root);
 	struct gp_host_state s = { 0 };
 	struct gp_uvm_plan plan = { 0 };
 	struct gp_ini conf;
@@ -165,9 +166,10 @@ int gp_prepare(const struct gp_prepare_opts *o)
 		r = plan_modules(o, &conf, &s, &plan);
 	read = r == 0;
 	if (r == 0) {
-		if (!gp_root_is_host(o->root) && plan.n)
-			printf("under --root %s module actions are printed, not done\n", o->root);
-		r = gp_uvm_apply(o->root, s.kmod, &plan, print_only);
+		if (!gp_root_is_host(o->ctx->root) && plan.n)
+			printf("under --root %s module actions are printed, not done\n",
+			       o->ctx->root);
+		r = gp_uvm_apply(o->ctx->root, s.kmod, &plan, print_only);
 	}
 	if (r == 0 && !o->modules_only)
 		r = make_nodes(o, &s, plan.n && !print_only);

@@ -5,14 +5,15 @@
 
 #include <stdbool.h>
 
+struct gp_ctx;
+
 struct gp_prepare_opts {
-	const char *root; /* NULL: the real host */
-	const char *confdir;
-	const char *container; /* policy from this container's ini, else the host's */
-	bool dry_run;	       /* print every action; under a root, module actions always are */
-	bool persist;	       /* also write the modprobe.d option */
-	bool modules_only;     /* no device nodes (the pre-start hook makes its own) */
-	bool nvml;	       /* ask NVML for the addressing mode (real host only) */
+	const struct gp_ctx *ctx; /* where: root (NULL: the real host), confdir, the node */
+	const char *container;	  /* policy from this container's ini, else the host's */
+	bool dry_run;		  /* print every action; under a root, module actions always are */
+	bool persist;		  /* also write the modprobe.d option */
+	bool modules_only;	  /* no device nodes (the pre-start hook makes its own) */
+	bool nvml;		  /* ask NVML for the addressing mode (real host only) */
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/util.h"
 #include "host/host.h"
@@ -77,7 +78,7 @@ static int choose_lines(struct gp_takeover *t)
 
 static bool has_ini(const struct gp_attach_opts *o)
 {
-	_cleanup_free_ char *path = gp_ini_path(o->root, o->confdir, o->name);
+	_cleanup_free_ char *path = gp_ini_path(o->ctx, o->name);
 
 	return path && access(path, F_OK) == 0;
 }
@@ -189,10 +190,10 @@ int gp_takeover_read(const struct gp_attach_opts *o, const char *config, bool pv
 	t->rec = calloc(1, sizeof(*t->rec));
 	if (!t->rec)
 		return -ENOMEM;
-	r = gp_host_read(o->root, 0, &host);
+	r = gp_host_read(o->ctx->root, 0, &host);
 	if (r < 0)
 		return r;
-	r = gp_recipe_read(o->root, &host, config, pve, applied, t->rec);
+	r = gp_recipe_read(o->ctx->root, &host, config, pve, applied, t->rec);
 	if (r == 0 && t->rec->left_out) {
 		gp_error("%s has more lines than gpu-provision reads (%d config lines, %d NVIDIA "
 			 "ones): %zu left unread, so it cannot be sure what the config gives; "

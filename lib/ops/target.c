@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/ctx.h"
 #include "base/lock.h"
 #include "base/paths.h"
 #include "base/util.h"
@@ -25,7 +26,7 @@ bool gp_container_running(const char *name, const char *lxcpath)
 
 static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 {
-	struct lxc_container *c = lxc_container_new(o->name, o->lxcpath);
+	struct lxc_container *c = lxc_container_new(o->name, o->ctx->lxcpath);
 	char buf[16] = "";
 	char *config, *lock;
 
@@ -33,7 +34,8 @@ static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 		gp_error(
 		    "no container \"%s\" in \"%s\": create it first (lxc-create or gpu-provision "
 		    "create), or give --lxcpath",
-		    o->name, o->lxcpath ? o->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
+		    o->name,
+		    o->ctx->lxcpath ? o->ctx->lxcpath : lxc_get_global_config_item("lxc.lxcpath"));
 		if (c)
 			lxc_container_put(c);
 		return -GP_EBADCONF;
@@ -92,8 +94,8 @@ static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 		gp_error("\"%s\" is not a Proxmox container ID", o->name);
 		return -GP_EBADCONF;
 	}
-	if (!(path = gp_pve_config_path(o->root, o->name)) ||
-	    !(lock = gp_lock_pve_path(o->root, o->name)))
+	if (!(path = gp_pve_config_path(o->ctx->root, o->name)) ||
+	    !(lock = gp_lock_pve_path(o->ctx->root, o->name)))
 		return -ENOMEM;
 	/* The lock is checked again under the config lock when editing (gp_pveconf_edit_file). */
 	r = o->assume_new && access(path, F_OK) != 0 ? 0 : read_pve(path, o->name, t);
@@ -104,7 +106,7 @@ static int open_pve(const struct gp_attach_opts *o, struct gp_target *t)
 	t->lock_kind = GP_LOCK_FLOCK;
 	t->kind = GP_TARGET_PVE;
 	t->autodev = true; /* Proxmox sets lxc.autodev = 1 for every container */
-	t->running = gp_container_running(o->name, o->lxcpath);
+	t->running = gp_container_running(o->name, o->ctx->lxcpath);
 	t->sep = ": ";
 	return 0;
 }
@@ -113,7 +115,7 @@ int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", o->name);
-	if (o->pve || gp_root_is_pve(o->root))
+	if (o->ctx->pve)
 		return open_pve(o, t);
 	return open_lxc(o, t);
 }
@@ -146,7 +148,7 @@ int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t 
 
 static int verify_lxc(const struct gp_attach_opts *o, const char *line, bool present)
 {
-	struct lxc_container *c = lxc_container_new(o->name, o->lxcpath);
+	struct lxc_container *c = lxc_container_new(o->name, o->ctx->lxcpath);
 	char key[128], buf[16384] = "";
 	const char *eq = strstr(line, " = ");
 	bool has;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/ctx.h"
 #include "base/escape.h"
 #include "base/lock.h"
 #include "base/paths.h"
@@ -98,8 +99,7 @@ static void plan_gpus(const struct gp_plan *plan, const struct gp_host *host,
  * the plan does not say, and the ini is what its start read. An ini that cannot be read
  * is none, quietly: it is its own container's to fix.
  */
-static bool holder_is_portable(const char *root, const char *confdir, const char *name,
-			       struct gp_holder *holder)
+static bool holder_is_portable(const struct gp_ctx *ctx, const char *name, struct gp_holder *holder)
 {
 	_cleanup_free_ struct gp_ini *conf = malloc(sizeof(*conf));
 	struct gp_log_capture quiet;
@@ -108,7 +108,7 @@ static bool holder_is_portable(const char *root, const char *confdir, const char
 	if (!conf)
 		return false;
 	gp_log_capture_start(&quiet);
-	r = gp_ini_load(root, confdir, name, conf);
+	r = gp_ini_load(ctx, name, conf);
 	gp_log_capture_stop(&quiet);
 	if (r < 0 || !gp_selection_is_portable(conf->devices))
 		return false;
@@ -131,7 +131,9 @@ static bool plan_owner_name(const char *file, char *name, size_t size)
 
 /* Where read_one looks, and what it fills. */
 struct scan {
-	const char *root, *confdir, *dir, *self;
+	const struct gp_ctx *ctx;
+	bool holders; /* whose selections are portable: read their inis */
+	const char *dir, *self;
 	const struct gp_host *host;
 	struct gp_held *held;
 };
@@ -148,7 +150,7 @@ static void hold_plan(const struct scan *sc, const struct gp_plan *plan, const c
 		any = any || mine[i];
 	if (!any)
 		return;
-	portable = sc->confdir && holder_is_portable(sc->root, sc->confdir, name, &holder);
+	portable = sc->holders && holder_is_portable(sc->ctx, name, &holder);
 	for (size_t i = 0; i < sc->host->ngpus; i++) {
 		if (!mine[i])
 			continue;
@@ -188,11 +190,11 @@ static void read_one(const struct scan *sc, const char *file)
 		hold_plan(sc, plan, path, name);
 }
 
-int gp_alloc_held(const char *root, const char *confdir, const char *self,
+int gp_alloc_held(const struct gp_ctx *ctx, bool holders, const char *self,
 		  const struct gp_host *host, struct gp_held *held)
 {
-	_cleanup_free_ char *dir = gp_path(root, GP_RUNDIR);
-	struct scan sc = { root, confdir, dir, self, host, held };
+	_cleanup_free_ char *dir = gp_path(ctx->root, GP_RUNDIR);
+	struct scan sc = { ctx, holders && ctx->confdir, dir, self, host, held };
 	struct dirent **list = NULL;
 	int n;
 
@@ -241,12 +243,10 @@ static unsigned int count_free(const struct gp_host *host, const struct gp_porta
 	return n;
 }
 
-void gp_alloc_node_label(const char *root, char *out, size_t size)
+void gp_alloc_node_label(const struct gp_ctx *ctx, char *out, size_t size)
 {
-	char node[GP_NODE_NAME_MAX];
-
-	if (gp_pve_node_name(root, node) == 0)
-		snprintf(out, size, "node %s", node);
+	if (ctx->node_err == 0)
+		snprintf(out, size, "node %s", ctx->node);
 	else
 		snprintf(out, size, "this host");
 }
@@ -275,7 +275,8 @@ static void describe_gpus(const struct gp_host *host, const struct gp_held *held
 }
 
 struct start {
-	const char *root, *name;
+	const struct gp_ctx *ctx;
+	const char *name;
 	const struct gp_host *host;
 	const struct gp_ini *conf;
 	const struct gp_held *held;
@@ -317,7 +318,7 @@ static int refuse(const struct start *s, int ret, const char *why, const char *f
 	char node[GP_NODE_NAME_MAX + 8];
 	struct gp_buf b = { 0 };
 
-	gp_alloc_node_label(s->root, node, sizeof(node));
+	gp_alloc_node_label(s->ctx, node, sizeof(node));
 	gp_buf_printf(&b, "%s:%u: %s cannot give %s devices = %s: %s; %s has ", s->conf->path,
 		      s->conf->devices_line, node, s->name, s->conf->devices, why, node);
 	describe_gpus(s->host, s->held, &b);
@@ -411,24 +412,22 @@ static int choose(const struct start *s, bool chosen[GP_MAX_GPUS])
 	return choose_free(s, &p, chosen) < 0 ? refuse_too_few(s, &p) : 0;
 }
 
-int gp_alloc_plan(const char *root, const char *confdir, const char *name,
-		  const struct gp_host *host, const struct gp_ini *conf,
-		  const struct gp_cg_rules *rules, struct gp_plan *plan)
+int gp_alloc_plan(const struct gp_ctx *ctx, const char *name, const struct gp_host *host,
+		  const struct gp_ini *conf, const struct gp_cg_rules *rules, struct gp_plan *plan)
 {
 	_cleanup_free_ struct gp_held *held = malloc(sizeof(*held));
-	struct start s = { root, name, host, conf, held, rules };
+	struct start s = { ctx, name, host, conf, held, rules };
 	bool chosen[GP_MAX_GPUS];
 	int r;
 
 	if (!held)
 		return -ENOMEM;
 	/* Only a fixed selection asks whose selections are portable: it may share theirs. */
-	r = gp_alloc_held(root, gp_selection_is_portable(conf->devices) ? NULL : confdir, name,
-			  host, held);
+	r = gp_alloc_held(ctx, !gp_selection_is_portable(conf->devices), name, host, held);
 	if (r == 0)
 		r = choose(&s, chosen);
 	if (r == 0)
-		r = gp_plan_for_chosen(root, host, conf, GP_WHERE_LINE, chosen, plan);
+		r = gp_plan_for_chosen(ctx->root, host, conf, GP_WHERE_LINE, chosen, plan);
 	if (r == 0)
 		record_gpus(host, chosen, plan);
 	return r;

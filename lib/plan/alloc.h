@@ -11,6 +11,7 @@
 #include "plan/plan.h"
 #include "plan/select.h"
 
+struct gp_ctx;
 struct gp_ini;
 struct gp_cg_rules;
 
@@ -32,11 +33,10 @@ struct gp_held {
  * Fills held from <root>/run/gpu-provision/ *.plan, all but self's, against host: a plan
  * whose owner is gone (gp_alloc_plan_live) holds nothing, nor does a damaged one (said
  * as a warning). A GPU is known by the plan's gpu lines (UUID), or in a version 1 plan by
- * its /dev/nvidiaN node. With confdir (else NULL), each holder's ini is read there (as
- * gp_ini_load does) for held->alone. 0, or -errno (said) when the directory cannot be
- * read.
+ * its /dev/nvidiaN node. With holders, and a confdir in ctx, each holder's ini is read
+ * (gp_ini_load) for held->alone. 0, or -errno (said) when the directory cannot be read.
  */
-int gp_alloc_held(const char *root, const char *confdir, const char *self,
+int gp_alloc_held(const struct gp_ctx *ctx, bool holders, const char *self,
 		  const struct gp_host *host, struct gp_held *held);
 
 /* Whose a plan is, as far as this host can tell. */
@@ -70,7 +70,7 @@ int gp_alloc_choose(const struct gp_host *host, const struct gp_portable *p,
 		    const struct gp_held *held, bool chosen[GP_MAX_GPUS]);
 
 /* "node NAME" on Proxmox VE (the node's name in the cluster), else "this host". */
-void gp_alloc_node_label(const char *root, char *out, size_t size);
+void gp_alloc_node_label(const struct gp_ctx *ctx, char *out, size_t size);
 
 /*
  * The plan of name's start on this node: conf's selection against host, a portable one
@@ -81,12 +81,11 @@ void gp_alloc_node_label(const char *root, char *out, size_t size);
  * the node cannot meet; -E2BIG, -ENOMEM, -errno otherwise. With rules (the container's
  * device rules, or NULL), free GPUs they cover are taken before others. A fixed
  * selection that takes a GPU a portable one holds (the holders' inis read as
- * gp_ini_load reads them, with confdir; NULL: not read) is warned: that one expects
- * it alone.
+ * gp_ini_load reads them; not where ctx has no confdir) is warned: that one expects it
+ * alone.
  */
-int gp_alloc_plan(const char *root, const char *confdir, const char *name,
-		  const struct gp_host *host, const struct gp_ini *conf,
-		  const struct gp_cg_rules *rules, struct gp_plan *plan);
+int gp_alloc_plan(const struct gp_ctx *ctx, const char *name, const struct gp_host *host,
+		  const struct gp_ini *conf, const struct gp_cg_rules *rules, struct gp_plan *plan);
 
 /*
  * Takes the exclusive flock on <root>/run/gpu-provision/alloc.lock for name's start,

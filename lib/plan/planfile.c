@@ -153,3 +153,10 @@ int gp_plan_read(const char *path, struct gp_plan *plan)
 
 	return r < 0 ? r : gp_plan_parse(buf, plan);
 }
+
+int gp_plan_write(const char *path, const struct gp_plan *plan)
+{
+	_cleanup_free_ char *text = gp_plan_format(plan);
+
+	return text ? gp_write_run_file(path, text) : -ENOMEM;
+}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/proc.h"
 #include "base/util.h"
@@ -21,74 +22,45 @@
 #include "start/mount.h"
 #include "start/nodes.h"
 
-/* A start's runtime state: it need not survive a crash, so no fsync at each start. */
-static int write_state(char *path, char *text)
+static int remove_state(const char *path)
 {
-	_cleanup_free_ char *p = path, *t = text;
-	int r;
-
-	if (!p || !t)
+	if (!path)
 		return -ENOMEM;
-	r = gp_mkdir_parents(p);
-	if (r == 0)
-		r = gp_write_file_atomic(p, t, strlen(t), 0644, 0);
-	if (r < 0)
-		return gp_error_errno(r, "Failed to write \"%s\"", p);
-	return r;
-}
-
-static int remove_state(char *path)
-{
-	_cleanup_free_ char *p = path;
-
-	if (!p)
-		return -ENOMEM;
-	if (unlink(p) < 0 && errno != ENOENT)
-		return gp_error_errno(-errno, "Failed to remove \"%s\"", p);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return gp_error_errno(-errno, "Failed to remove \"%s\"", path);
 	return 0;
 }
 
 /* The start's plan and injection record removed: 0 or -errno (said). */
-static int drop_state(const char *root, const char *name)
+static int drop_state(const struct gp_ctx *ctx, const char *name)
 {
-	int r = remove_state(gp_inject_path(root, name)),
-	    p = remove_state(gp_plan_path(root, name));
+	_cleanup_free_ char *inject = gp_inject_path(ctx->root, name);
+	_cleanup_free_ char *plan = gp_plan_path(ctx->root, name);
+	int r = remove_state(inject), p = remove_state(plan);
 
 	return r < 0 ? r : p;
 }
 
-/* The injection as the mount hook will read it back: a file it would refuse is not written. */
-static int write_checked(char *path, char *text, struct gp_inject *inj)
-{
-	if (text && gp_inject_parse(text, inj) < 0) {
-		gp_error("the host's driver files have a name or path the hook cannot read back "
-			 "(names of letters, digits and . _ + -, paths without blanks): %s",
-			 text);
-		free(path);
-		free(text);
-		return -GP_EBADCONF;
-	}
-	return write_state(path, text);
-}
-
 /* The driver's files this start injects, when the ini asks for them. */
-static int write_injection(const char *root, const char *name, const struct gp_ini *conf,
+static int write_injection(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf,
 			   const char *version)
 {
-	struct gp_inject *inj;
+	_cleanup_free_ char *path = gp_inject_path(ctx->root, name);
+	_cleanup_free_ struct gp_inject *inj = NULL;
 	int r;
 
+	if (!path)
+		return -ENOMEM;
 	if (conf->inject != GP_INJECT_YES)
-		return remove_state(gp_inject_path(root, name));
+		return remove_state(path);
 	inj = malloc(sizeof(*inj));
 	if (!inj)
 		return -ENOMEM;
-	r = gp_inject_select(root, version, conf->capabilities, inj);
+	r = gp_inject_select(ctx, version, conf->capabilities, inj);
 	if (r == 0)
-		r = write_checked(gp_inject_path(root, name), gp_inject_format(inj), inj);
+		r = gp_inject_write(path, inj);
 	if (r == 0)
-		r = gp_inject_stage(root, name, inj);
-	free(inj);
+		r = gp_inject_stage(ctx->root, name, inj);
 	return r;
 }
 
@@ -96,7 +68,8 @@ static int write_injection(const char *root, const char *name, const struct gp_i
 struct config_scan {
 	struct gp_cg_rules rules;
 	const char *prefix;
-	const char *root, *name;
+	const struct gp_ctx *ctx;
+	const char *name;
 	const struct gp_plan *plan;
 	int binds;
 	bool idmapped; /* lxc.idmap: an unprivileged container, which cannot mknod */
@@ -125,13 +98,13 @@ static const char *planned_target(const struct gp_plan *plan, const char *value)
 }
 
 /* Where Proxmox's own config has the line LXC's generated config carries: "file:line". */
-static void pve_place(const char *root, const char *name, const char *key, const char *value,
-		      char *out, size_t size)
+static void pve_place(const struct gp_ctx *ctx, const char *name, const char *key,
+		      const char *value, char *out, size_t size)
 {
 	_cleanup_free_ char *rel = NULL, *path = NULL;
 	struct gp_cfglines *c = NULL;
 
-	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", name) < 0 || !(path = gp_path(root, rel)) ||
+	if (asprintf(&rel, "/etc/pve/lxc/%s.conf", name) < 0 || !(path = gp_path(ctx->root, rel)) ||
 	    access(path, F_OK) < 0 || gp_cfglines_read(path, true, &c) < 0)
 		return;
 	for (size_t i = 0; i < c->n; i++)
@@ -153,7 +126,7 @@ static void find_bind(struct config_scan *s, const char *key, const char *value,
 	if (strcmp(key, "lxc.mount.entry") != 0 || !(node = planned_target(s->plan, value)))
 		return;
 	snprintf(where, sizeof(where), "%s:%u", file, line);
-	pve_place(s->root, s->name, key, value, where, sizeof(where));
+	pve_place(s->ctx, s->name, key, value, where, sizeof(where));
 	gp_error("%s: \"%s = %s\" binds /dev/%s itself, where gpu-hook binds it: the start would "
 		 "fail on it",
 		 where, key, value, node);
@@ -204,7 +177,7 @@ static int check_rules(const struct config_scan *s, const char *path)
 			 path, s->prefix, n->major, n->minor, n->name);
 		missing++;
 	}
-	if (missing && gp_root_is_pve(s->root))
+	if (missing && s->ctx->pmxcfs)
 		gp_error("%d device rule(s) missing for this node's majors or GPUs: run "
 			 "gpu-provision prepare on each node of the cluster, then gpu-provision "
 			 "sync %s, so that its rules cover every node",
@@ -216,8 +189,8 @@ static int check_rules(const struct config_scan *s, const char *path)
 	return missing ? -EACCES : 0;
 }
 
-static int check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
-			const char *root, const char *name, bool *idmapped)
+static int check_config(const struct gp_ctx *ctx, const char *path, enum gp_cg_layout layout,
+			const struct gp_plan *plan, const char *name, bool *idmapped)
 {
 	struct config_scan *s = calloc(1, sizeof(*s));
 	int r;
@@ -225,7 +198,7 @@ static int check_config(const char *path, enum gp_cg_layout layout, const struct
 	if (!s)
 		return -ENOMEM;
 	*s = (struct config_scan){
-		.prefix = gp_cgroup_key_prefix(layout), .root = root, .name = name, .plan = plan
+		.prefix = gp_cgroup_key_prefix(layout), .ctx = ctx, .name = name, .plan = plan
 	};
 	r = gp_lxcconf_walk(path, scan_line, s);
 	if (r < 0 && r != -E2BIG) /* past the cap is said where it is found */
@@ -237,12 +210,12 @@ static int check_config(const char *path, enum gp_cg_layout layout, const struct
 	return r;
 }
 
-int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
-			 const char *root, const char *name)
+int gp_hook_check_config(const struct gp_ctx *ctx, const char *path, enum gp_cg_layout layout,
+			 const struct gp_plan *plan, const char *name)
 {
 	bool idmapped;
 
-	return check_config(path, layout, plan, root, name, &idmapped);
+	return check_config(ctx, path, layout, plan, name, &idmapped);
 }
 
 /*
@@ -288,13 +261,12 @@ static bool rule_fits_here(const struct gp_majors *m, const struct gp_plan *plan
  * which are dynamic: one whose major here is another device's (another driver's, another of
  * NVIDIA's, or a node this start does not give) would let the container open it. Refused.
  */
-static int check_applied_majors(const char *root, const char *confdir, const char *name,
+static int check_applied_majors(const struct gp_ctx *ctx, const char *name,
 				const struct gp_majors *m, const struct gp_plan *plan)
 {
-	_cleanup_free_ char *path = gp_applied_path_to_read(root, confdir, name), *buf = NULL;
-	bool pve = gp_root_is_pve(root);
+	_cleanup_free_ char *path = gp_applied_path_to_read(ctx, name), *buf = NULL;
 	char *save = NULL;
-	int bad = 0, r = path ? gp_applied_read(path, &buf) : -ENOMEM;
+	int bad = 0, r = path ? gp_applied_read(ctx, path, &buf) : -ENOMEM;
 
 	if (r == -ENOENT)
 		return 0;
@@ -309,7 +281,8 @@ static int check_applied_majors(const char *root, const char *confdir, const cha
 		    "%s: \"%s\" opens a device of major %u, which here is none that this start "
 		    "gives (/proc/devices): the container could open it. %s %s",
 		    path, t, major,
-		    pve ? "Another node's majors differ from this one's, or the ini changed: "
+		    ctx->pmxcfs
+			? "Another node's majors differ from this one's, or the ini changed: "
 			  "run gpu-provision prepare here, then gpu-provision sync"
 			: "The majors or the ini changed since attach: run gpu-provision sync",
 		    name);
@@ -319,18 +292,17 @@ static int check_applied_majors(const char *root, const char *confdir, const cha
 }
 
 /* No ini: on Proxmox VE, say the node and where the cluster keeps it. */
-static void say_no_ini(const char *root, const char *confdir, const char *name)
+static void say_no_ini(const struct gp_ctx *ctx, const char *name)
 {
-	_cleanup_free_ char *path = gp_ini_path(root, confdir, name);
-	char node[GP_NODE_NAME_MAX];
+	_cleanup_free_ char *path = gp_ini_path(ctx, name);
 
-	if (gp_pve_node_name(root, node) == 0)
+	if (ctx->node_err == 0)
 		gp_error("no %s (nor %s/%s.ini) on node %s: run gpu-provision attach %s --gpus "
 			 "SEL, or detach it",
-			 path ? path : GP_CLUSTER_DIR, confdir, name, node, name);
+			 path ? path : GP_CLUSTER_DIR, ctx->confdir, name, ctx->node, name);
 	else
 		gp_error("no %s: run gpu-provision attach %s --gpus SEL, or detach it",
-			 path ? path : confdir, name);
+			 path ? path : ctx->confdir, name);
 }
 
 /*
@@ -369,7 +341,7 @@ static void warn_privileged(const char *name, const struct gp_ini *conf)
  * The container's device rules alone (its config walked with an empty plan), for a
  * portable selection to prefer the GPUs they cover; NULL when there is no config to read.
  */
-static struct config_scan *rules_of(const char *path, const char *root, const char *name)
+static struct config_scan *rules_of(const struct gp_ctx *ctx, const char *path, const char *name)
 {
 	static const struct gp_plan none;
 	struct config_scan *s = path ? calloc(1, sizeof(*s)) : NULL;
@@ -377,7 +349,7 @@ static struct config_scan *rules_of(const char *path, const char *root, const ch
 	if (!s)
 		return NULL;
 	*s = (struct config_scan){ .prefix = gp_cgroup_key_prefix(gp_cgroup_layout()),
-				   .root = root,
+				   .ctx = ctx,
 				   .name = name,
 				   .plan = &none };
 	if (gp_lxcconf_walk(path, scan_line, s) < 0) {
@@ -387,85 +359,85 @@ static struct config_scan *rules_of(const char *path, const char *root, const ch
 	return s;
 }
 
-static int plan_start(const char *root, const char *confdir, const char *name,
-		      const struct gp_ini *conf, const struct gp_host *host, const char *lxc_config)
+static int plan_start(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf,
+		      const struct gp_host *host, const char *lxc_config)
 {
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
 	_cleanup_free_ struct config_scan *scan = NULL;
+	_cleanup_free_ char *path = gp_plan_path(ctx->root, name);
 	bool idmapped = true;
 	int lock, r;
 
-	if (!plan)
+	if (!plan || !path)
 		return -ENOMEM;
 	if (gp_selection_is_portable(conf->devices))
-		scan = rules_of(lxc_config, root, name);
-	lock = gp_alloc_lock(root, name);
+		scan = rules_of(ctx, lxc_config, name);
+	lock = gp_alloc_lock(ctx->root, name);
 	if (lock < 0)
 		return lock;
-	r = gp_alloc_plan(root, confdir, name, host, conf, scan ? &scan->rules : NULL, plan);
+	r = gp_alloc_plan(ctx, name, host, conf, scan ? &scan->rules : NULL, plan);
 	if (r == 0)
 		r = set_owner(plan);
 	if (r == 0)
-		r = gp_nodes_ensure(root, plan, host->params.modify != 0, false);
+		r = gp_nodes_ensure(ctx->root, plan, host->params.modify != 0, false);
 	if (r == 0 && !lxc_config) {
 		gp_error("LXC_CONFIG_FILE is not set: gpu-hook must be run by LXC");
 		r = -GP_EBADCONF;
 	}
 	if (r == 0)
-		r = check_applied_majors(root, confdir, name, &host->majors, plan);
+		r = check_applied_majors(ctx, name, &host->majors, plan);
 	if (r == 0)
-		r = check_config(lxc_config, gp_cgroup_layout(), plan, root, name, &idmapped);
+		r = check_config(ctx, lxc_config, gp_cgroup_layout(), plan, name, &idmapped);
 	if (r == 0)
-		r = write_state(gp_plan_path(root, name), gp_plan_format(plan));
-	gp_alloc_unlock(root, lock);
+		r = gp_plan_write(path, plan);
+	gp_alloc_unlock(ctx->root, lock);
 	if (r == 0 && !idmapped && gp_selection_is_portable(conf->devices))
 		warn_privileged(name, conf);
 	return r;
 }
 
 /* The host is read once per start; again only when the policy loaded a module. */
-static int prepare_host(const char *root, const char *confdir, const char *name,
-			const struct gp_ini *conf, const char *lxc_config)
+static int prepare_host(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf,
+			const char *lxc_config)
 {
 	unsigned int parts = conf->caps[0] ? GP_HOST_MIG : 0;
 	struct gp_host host;
-	int r = gp_host_read(root, parts, &host);
+	int r = gp_host_read(ctx->root, parts, &host);
 
 	if (r < 0)
 		return r;
-	r = gp_hook_uvm(root, confdir, name, conf, &host, parts);
+	r = gp_hook_uvm(ctx, name, conf, &host, parts);
 	if (r == 0)
-		r = write_injection(root, name, conf, host.version);
+		r = write_injection(ctx, name, conf, host.version);
 	if (r == 0)
-		r = plan_start(root, confdir, name, conf, &host, lxc_config);
+		r = plan_start(ctx, name, conf, &host, lxc_config);
 	gp_host_free(&host);
 	return r;
 }
 
-int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
-		      const char *lxc_config)
+int gp_hook_pre_start(const struct gp_ctx *ctx, const char *name, const char *lxc_config)
 {
 	struct gp_ini conf, host;
 	int r;
 
-	r = gp_ini_load(root, confdir, name, &conf);
+	r = gp_ini_load(ctx, name, &conf);
 	if (r == -ENOENT)
-		say_no_ini(root, confdir, name);
+		say_no_ini(ctx, name);
 	if (r == 0)
-		r = gp_hostconf_load(confdir, &host);
+		r = gp_hostconf_load(ctx, &host);
 	if (r < 0)
 		return -GP_EBADCONF;
 	gp_ini_merge_host(&conf, &host);
-	r = prepare_host(root, confdir, name, &conf, lxc_config);
+	r = prepare_host(ctx, name, &conf, lxc_config);
 	/* LXC runs no post-stop for a start its pre-start refused: nothing of it stays. */
 	if (r < 0)
-		gp_hook_post_stop(root, name);
+		gp_hook_post_stop(ctx, name);
 	return r;
 }
 
-static int read_plan(const char *root, const char *name, struct gp_plan *plan)
+static int read_plan(const struct gp_ctx *ctx, const char *name, struct gp_plan *plan)
 {
-	_cleanup_free_ char *path = gp_plan_path(root, name);
+	_cleanup_free_ char *path = gp_plan_path(ctx->root, name);
 	int r;
 
 	if (!path)
@@ -480,15 +452,16 @@ static int read_plan(const char *root, const char *name, struct gp_plan *plan)
 }
 
 struct start {
-	const char *root, *name, *rootfs;
+	const struct gp_ctx *ctx;
+	const char *name, *rootfs;
 };
 
 /* What pre-start chose to inject: none without the file. */
 static int inject(void *arg)
 {
 	const struct start *st = arg;
-	const char *root = st->root, *name = st->name, *rootfs = st->rootfs;
-	_cleanup_free_ char *path = gp_inject_path(root, name);
+	const char *name = st->name, *rootfs = st->rootfs;
+	_cleanup_free_ char *path = gp_inject_path(st->ctx->root, name);
 	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
 	int r;
 
@@ -503,12 +476,12 @@ static int inject(void *arg)
 	}
 	if (r < 0)
 		return gp_error_errno(r, "Failed to read \"%s\"", path);
-	return gp_inject_mount(root, name, rootfs, inj);
+	return gp_inject_mount(st->ctx, name, rootfs, inj);
 }
 
-int gp_hook_mount(const char *root, const char *name, const char *rootfs)
+int gp_hook_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs)
 {
-	struct start st = { root, name, rootfs };
+	struct start st = { ctx, name, rootfs };
 	struct gp_plan plan;
 	int r;
 
@@ -516,11 +489,11 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 		gp_error("LXC_ROOTFS_MOUNT is not set: gpu-hook must be run by LXC");
 		return -GP_EBADCONF;
 	}
-	r = read_plan(root, name, &plan);
+	r = read_plan(ctx, name, &plan);
 	if (r < 0)
 		return r;
 	/* The injection after the binds: a refused one takes them back too. */
-	r = gp_mount_plan(rootfs, root, &plan, inject, &st);
+	r = gp_mount_plan(rootfs, ctx->root, &plan, inject, &st);
 	/*
 	 * A refused start's plan and injection record go here already (an unprivileged
 	 * container's hook may not remove them: the next pre-start rewrites them). The staged
@@ -528,13 +501,13 @@ int gp_hook_mount(const char *root, const char *name, const char *rootfs)
 	 * it runs after an aborted start too (5.0.2's lxc_end), takes it away there.
 	 */
 	if (r < 0)
-		drop_state(root, name);
+		drop_state(ctx, name);
 	return r;
 }
 
-int gp_hook_post_stop(const char *root, const char *name)
+int gp_hook_post_stop(const struct gp_ctx *ctx, const char *name)
 {
-	int s = gp_inject_unstage(root, name), r = drop_state(root, name);
+	int s = gp_inject_unstage(ctx->root, name), r = drop_state(ctx, name);
 
 	return s < 0 ? s : r;
 }

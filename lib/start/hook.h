@@ -3,6 +3,7 @@
 #ifndef GP_HOOK_H
 #define GP_HOOK_H
 
+#include "base/ctx.h"
 #include "host/host.h"
 #include "plan/cgroup.h"
 #include "plan/plan.h"
@@ -15,8 +16,7 @@
  * monitor). Returns 0, -GP_EBADCONF for a configuration to fix, another -errno otherwise;
  * a refused start leaves no plan.
  */
-int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
-		      const char *lxc_config);
+int gp_hook_pre_start(const struct gp_ctx *ctx, const char *name, const char *lxc_config);
 
 /*
  * The [uvm] policy at pre-start, on the host as read for this start: nothing when the
@@ -25,14 +25,14 @@ int gp_hook_pre_start(const char *root, const char *confdir, const char *name,
  * start.
  */
 struct gp_ini;
-int gp_hook_uvm(const char *root, const char *confdir, const char *name, const struct gp_ini *conf,
+int gp_hook_uvm(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf,
 		struct gp_host *host, unsigned int parts);
 
 /* autodev or mount, in the container's mount namespace: binds the plan's nodes. */
-int gp_hook_mount(const char *root, const char *name, const char *rootfs);
+int gp_hook_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs);
 
 /* post-stop: removes the plan. */
-int gp_hook_post_stop(const char *root, const char *name);
+int gp_hook_post_stop(const struct gp_ctx *ctx, const char *name);
 
 /*
  * One walk of the LXC config at path (container name, host under root): -GP_EBADCONF when it
@@ -40,7 +40,7 @@ int gp_hook_post_stop(const char *root, const char *name);
  * on Proxmox the line of /etc/pve/lxc/<name>.conf); else -EACCES when its rules do not let
  * the container open every planned node, each missing rule named. 0 when all is well.
  */
-int gp_hook_check_config(const char *path, enum gp_cg_layout layout, const struct gp_plan *plan,
-			 const char *root, const char *name);
+int gp_hook_check_config(const struct gp_ctx *ctx, const char *path, enum gp_cg_layout layout,
+			 const struct gp_plan *plan, const char *name);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/child.h"
+#include "base/ctx.h"
 #include "base/escape.h"
 #include "base/exitcode.h"
 #include "base/paths.h"
@@ -43,7 +44,7 @@ static void plan_modules_at_start(const char *root, const struct gp_ini *conf, s
 #define PREPARE_TIMEOUT_MS (120 * 1000)
 #define PREPARE_OUTPUT_MAX (16 * 1024)
 
-static int run_prepare(const char *root, const char *confdir, const char *name)
+static int run_prepare(const struct gp_ctx *ctx, const char *name)
 {
 	const struct gp_child_opts o = { .timeout_ms = PREPARE_TIMEOUT_MS,
 					 .output_max = PREPARE_OUTPUT_MAX,
@@ -58,12 +59,12 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	if (gp_trust_program(found, prog, sizeof(prog)) < 0)
 		return -GP_EBADCONF;
 	argv[argc++] = prog;
-	if (root) {
+	if (ctx->root) {
 		argv[argc++] = (char *)"--root";
-		argv[argc++] = (char *)root;
+		argv[argc++] = (char *)ctx->root;
 	}
 	argv[argc++] = (char *)"--confdir";
-	argv[argc++] = (char *)confdir;
+	argv[argc++] = (char *)ctx->confdir;
 	argv[argc++] = (char *)"prepare";
 	argv[argc++] = (char *)"--modules-only";
 	argv[argc++] = (char *)"--container";
@@ -86,9 +87,10 @@ static int run_prepare(const char *root, const char *confdir, const char *name)
 	return r;
 }
 
-int gp_hook_uvm(const char *root, const char *confdir, const char *name, const struct gp_ini *conf,
+int gp_hook_uvm(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf,
 		struct gp_host *host, unsigned int parts)
 {
+	const char *root = ctx->root;
 	struct gp_uvm_plan plan;
 	char text[160];
 	int r;
@@ -100,7 +102,7 @@ int gp_hook_uvm(const char *root, const char *confdir, const char *name, const s
 		gp_mod_action_text(&plan.act[i], text, sizeof(text));
 		gp_info("the [uvm] policy needs: %s", text);
 	}
-	r = run_prepare(root, confdir, name);
+	r = run_prepare(ctx, name);
 	if (r < 0)
 		return r;
 	/* Modules were loaded: majors and nodes may be new. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/trust.h"
 #include "base/util.h"
@@ -135,13 +136,12 @@ static int check_capabilities(const char *root, unsigned int caps, const struct 
 }
 
 /* Every file held to the owner rule: the first that fails is named in inj->untrusted. */
-static int check_owners(const char *root, struct gp_inject *inj)
+static int check_owners(const struct gp_ctx *ctx, struct gp_inject *inj)
 {
-	const char *top = gp_root_is_host(root) ? "/" : root;
-	uid_t owner = gp_host_root_uid();
+	const char *top = gp_root_is_host(ctx->root) ? "/" : ctx->root;
 
 	for (size_t i = 0; i < inj->n; i++) {
-		int fd = gp_trust_open_file(top, inj->v[i].source, owner);
+		int fd = gp_trust_open_file(top, inj->v[i].source, ctx->owner);
 
 		if (fd < 0) {
 			snprintf(inj->untrusted, sizeof(inj->untrusted), "%s", inj->v[i].source);
@@ -152,9 +152,10 @@ static int check_owners(const char *root, struct gp_inject *inj)
 	return 0;
 }
 
-int gp_inject_select(const char *root, const char *version, unsigned int caps,
+int gp_inject_select(const struct gp_ctx *ctx, const char *version, unsigned int caps,
 		     struct gp_inject *inj)
 {
+	const char *root = ctx->root;
 	_cleanup_free_ struct gp_userspace *u = malloc(sizeof(*u));
 	int r;
 
@@ -187,7 +188,7 @@ int gp_inject_select(const char *root, const char *version, unsigned int caps,
 	if (r == 0)
 		r = check_capabilities(root, caps, inj);
 	if (r == 0)
-		r = check_owners(root, inj);
+		r = check_owners(ctx, inj);
 	return r < 0 ? r : gp_ldconfig_find(&inj->ldconfig);
 }
 
@@ -309,4 +310,20 @@ int gp_inject_read(const char *path, struct gp_inject *inj)
 	int r = gp_read_file(path, GP_INJECT_FILE_MAX, &buf, NULL);
 
 	return r < 0 ? r : gp_inject_parse(buf, inj);
+}
+
+int gp_inject_write(const char *path, const struct gp_inject *inj)
+{
+	_cleanup_free_ char *text = gp_inject_format(inj);
+	_cleanup_free_ struct gp_inject *back = malloc(sizeof(*back));
+
+	if (!text || !back)
+		return -ENOMEM;
+	if (gp_inject_parse(text, back) < 0) {
+		gp_error("the host's driver files have a name or path the hook cannot read back "
+			 "(names of letters, digits and . _ + -, paths without blanks): %s",
+			 text);
+		return -GP_EBADCONF;
+	}
+	return gp_write_run_file(path, text);
 }

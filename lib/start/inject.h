@@ -56,7 +56,8 @@ struct gp_inject {
  * writable by group or others (lib/base/trust.c): every container given it could change it;
  * it is named in untrusted.
  */
-int gp_inject_select(const char *root, const char *version, unsigned int caps,
+struct gp_ctx;
+int gp_inject_select(const struct gp_ctx *ctx, const char *version, unsigned int caps,
 		     struct gp_inject *inj);
 
 /* The capabilities of caps (as expanded) none of whose libraries inj holds. */
@@ -68,6 +69,13 @@ int gp_inject_parse(const char *buf, struct gp_inject *inj);
 
 /* The most an injection record holds. */
 #define GP_INJECT_FILE_MAX (64 * 1024)
+
+/*
+ * Writes inj's record to path (gp_write_run_file) as the mount hook will read it back: one
+ * it would refuse (a name or path it cannot parse) is not written, -GP_EBADCONF, said. 0 or
+ * -errno, said.
+ */
+int gp_inject_write(const char *path, const struct gp_inject *inj);
 
 /* Reads the record at path: 0; the read's -errno, or -GP_EBADCONF for a damaged one; says nothing.
  */
@@ -93,7 +101,7 @@ int gp_inject_unstage(const char *root, const char *name);
  * ldconfig, when the container's loader cache lacks the files, runs confined to the rootfs
  * with no privilege. 0 or -errno, said.
  */
-int gp_inject_mount(const char *root, const char *name, const char *rootfs,
+int gp_inject_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs,
 		    const struct gp_inject *inj);
 
 #endif

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/ctx.h"
 #include "base/paths.h"
 #include "base/trust.h"
 #include "base/util.h"
@@ -215,7 +216,7 @@ static int check_empty(int dirfd, const char *rootfs)
 /* Where a file is staged (lib/start/injectstage.c): the stage, then its path inside root. */
 struct stage {
 	const char *root, *top; /* top: root, or "/" for the host */
-	uid_t owner;		/* the host's root, as this user namespace sees it */
+	uid_t owner;		/* gp_ctx's: the host's root, as this user namespace sees it */
 	char path[PATH_MAX];
 };
 
@@ -359,19 +360,19 @@ static int update_cache(int rootfd, const char *rootfs, const struct gp_inject *
 	return etc < 0 ? etc : gp_ldconfig_run(&inj->ldconfig, rootfd, rootfs, GP_INJECT_LIBDIR);
 }
 
-static int stage_of(const char *root, const char *name, struct stage *st)
+static int stage_of(const struct gp_ctx *ctx, const char *name, struct stage *st)
 {
-	_cleanup_free_ char *path = gp_inject_stage_path(root, name);
+	_cleanup_free_ char *path = gp_inject_stage_path(ctx->root, name);
 
-	st->root = root;
-	st->top = gp_root_is_host(root) ? "/" : root;
-	st->owner = gp_host_root_uid(); /* once a start, not once a file */
+	st->root = ctx->root;
+	st->top = gp_root_is_host(ctx->root) ? "/" : ctx->root;
+	st->owner = ctx->owner;
 	if (!path || snprintf(st->path, sizeof(st->path), "%s", path) >= (int)sizeof(st->path))
 		return -ENOMEM;
 	return 0;
 }
 
-int gp_inject_mount(const char *root, const char *name, const char *rootfs,
+int gp_inject_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs,
 		    const struct gp_inject *inj)
 {
 	struct stage st;
@@ -384,7 +385,7 @@ int gp_inject_mount(const char *root, const char *name, const char *rootfs,
 		return -ENOMEM;
 	r = rootfd < 0 ? gp_error_errno(-errno, "Failed to open rootfs \"%s\"", rootfs) : 0;
 	if (r == 0)
-		r = stage_of(root, name, &st);
+		r = stage_of(ctx, name, &st);
 	if (r == 0)
 		r = refuse_musl(rootfd, rootfs);
 	if (r == 0)

@@ -82,6 +82,16 @@ test_layers_header_comment_held() {
 	layers_fails "$d" 'lib/host/facts.h: declares nothing a file defines'
 }
 
+# A function that takes the context's words loose, not the context, is named.
+test_layers_context_held() {
+	local d
+	d=$(layers_copy)
+	sed -i 's|^int gp_ini_load(const struct gp_ctx \*ctx, |int gp_ini_load(const char *root, const char *confdir, |' \
+		"$d/lib/config/ini.h"
+	layers_fails "$d" 'lib/config/ini.h:'
+	layers_fails "$d" 'gp_ini_load takes where it works word by word'
+}
+
 test_layers_folders_held() {
 	local d
 	d=$(layers_copy)

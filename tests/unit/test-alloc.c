@@ -106,7 +106,7 @@ static int alloc_plan(const char *devices, struct gp_plan *plan)
 
 	conf_of(&conf, devices);
 	gp_log_capture_start(&said);
-	r = gp_alloc_plan(root, NULL, "c9", &b200, &conf, NULL, plan);
+	r = gp_alloc_plan(test_ctx(root, NULL, NULL, false), "c9", &b200, &conf, NULL, plan);
 	gp_log_capture_stop(&said);
 	return r;
 }
@@ -267,7 +267,8 @@ static void held_by_live_plans(void **state)
 	write_plan(".hidden", "gpu-provision-plan 1\nnode nvidia0 195 0 0660 0 44\n");
 	sh("echo x >%s/run/gpu-provision/c1.verdict", root);
 	gp_log_capture_start(&said);
-	assert_int_equal(gp_alloc_held(root, NULL, "c9", &quad, &held), 0);
+	assert_int_equal(
+	    gp_alloc_held(test_ctx(root, NULL, NULL, false), false, "c9", &quad, &held), 0);
 	gp_log_capture_stop(&said);
 	assert_string_equal(held.by[0], "a1");
 	assert_int_equal(held.more[0], 1);
@@ -282,7 +283,8 @@ static void held_by_live_plans(void **state)
 					  "the host reboots: if old is stopped, remove the plan"));
 	/* No run directory yet (the first start after a boot): nothing held. */
 	sh("rm -rf %s/run", root);
-	assert_int_equal(gp_alloc_held(root, NULL, "c9", &quad, &held), 0);
+	assert_int_equal(
+	    gp_alloc_held(test_ctx(root, NULL, NULL, false), false, "c9", &quad, &held), 0);
 	assert_string_equal(held.by[0], "");
 }
 
@@ -400,7 +402,7 @@ static int alloc_beside(const char *devices, struct gp_plan *plan)
 	snprintf(conf.path, sizeof(conf.path), "%s/etc/gpu-provision/c9.ini", root);
 	snprintf(confdir, sizeof(confdir), "%s/etc/gpu-provision", root);
 	gp_log_capture_start(&said);
-	r = gp_alloc_plan(root, confdir, "c9", &b200, &conf, NULL, plan);
+	r = gp_alloc_plan(test_ctx(root, confdir, NULL, false), "c9", &b200, &conf, NULL, plan);
 	gp_log_capture_stop(&said);
 	return r;
 }
@@ -667,14 +669,16 @@ static void covered_gpus_first(void **state)
 					 "c 195:5 rwm"),
 			 0);
 	gp_log_capture_start(&said);
-	assert_int_equal(gp_alloc_plan(root, NULL, "c9", &b200, &conf, &rules, p), 0);
+	assert_int_equal(
+	    gp_alloc_plan(test_ctx(root, NULL, NULL, false), "c9", &b200, &conf, &rules, p), 0);
 	gp_log_capture_stop(&said);
 	assert_int_equal(p->ngpus, 1);
 	assert_string_equal(p->gpus[0].uuid, B200_UUID(5));
 	/* any:2: one is covered, too few: the first free ones in index order */
 	conf_of(&conf, "any:2");
 	gp_log_capture_start(&said);
-	assert_int_equal(gp_alloc_plan(root, NULL, "c9", &b200, &conf, &rules, p), 0);
+	assert_int_equal(
+	    gp_alloc_plan(test_ctx(root, NULL, NULL, false), "c9", &b200, &conf, &rules, p), 0);
 	gp_log_capture_stop(&said);
 	assert_int_equal(p->ngpus, 2);
 	assert_string_equal(p->gpus[0].uuid, B200_UUID(0));

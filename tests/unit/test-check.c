@@ -129,18 +129,18 @@ static void silence(bool on)
 /* Runs the host checks, or container name's with the given cgroup layout; returns them. */
 static const struct gp_findings *run(const char *name, enum gp_cg_layout layout)
 {
-	struct gp_check_ctx ctx;
+	struct gp_check_run run;
 
 	memset(&found, 0, sizeof(found));
 	silence(true);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, NULL, true), 0);
-	ctx.layout = layout;
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, true)), 0);
+	run.layout = layout;
 	if (name)
-		gp_check_container(&ctx, name, &found);
+		gp_check_container(&run, name, &found);
 	else
-		gp_check_host(&ctx, &found);
+		gp_check_host(&run, &found);
 	silence(false);
-	gp_check_ctx_free(&ctx);
+	gp_check_run_free(&run);
 	return &found;
 }
 
@@ -477,7 +477,7 @@ static void recipe_lines(void **state)
 /* A container that does not exist is said so, not checked as one without findings. */
 static void missing_container(void **state)
 {
-	struct gp_check_ctx ctx;
+	struct gp_check_run run;
 	int init, absent, broken;
 
 	(void)state;
@@ -486,14 +486,14 @@ static void missing_container(void **state)
 	pve_config("arch: amd64\nthis is no key value line\n");
 	memset(&found, 0, sizeof(found));
 	silence(true);
-	init = gp_check_ctx_init(&ctx, root, confdir, NULL, true);
-	absent = gp_check_container(&ctx, "999", &found);
-	broken = gp_check_container(&ctx, "101", &found);
+	init = gp_check_run_init(&run, test_ctx(root, confdir, NULL, true));
+	absent = gp_check_container(&run, "999", &found);
+	broken = gp_check_container(&run, "101", &found);
 	silence(false);
 	assert_int_equal(init, 0);
 	assert_int_equal(absent, -ENOENT);
 	assert_int_equal(broken, -GP_EBADCONF);
-	gp_check_ctx_free(&ctx);
+	gp_check_run_free(&run);
 	cleanup();
 }
 

@@ -49,7 +49,7 @@ static int teardown(void **state)
 
 static const struct gp_findings *run(const char *caps, const char *mode, bool inject)
 {
-	struct gp_check_ctx ctx;
+	struct gp_check_run run;
 	struct gp_ini conf;
 	struct gp_log_capture quiet;
 
@@ -60,9 +60,9 @@ static const struct gp_findings *run(const char *caps, const char *mode, bool in
 	assert_int_equal(gp_ini_set(&conf, "driver", "inject", inject ? "yes" : "no", "t"), 0);
 	assert_int_equal(gp_ini_set(&conf, "driver", "capabilities", caps, "t"), 0);
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, "/nonexistent", NULL, false), 0);
-	gp_check_driver(&ctx, "101", &conf, rootfs, &found);
-	gp_check_ctx_free(&ctx);
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, "/nonexistent", NULL, false)), 0);
+	gp_check_driver(&run, "101", &conf, rootfs, &found);
+	gp_check_run_free(&run);
 	gp_log_capture_stop(&quiet);
 	return &found;
 }

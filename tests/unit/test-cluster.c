@@ -443,13 +443,13 @@ static struct gp_cluster_check cc;
 
 static void run_check(const char *only)
 {
-	struct gp_check_ctx ctx;
+	struct gp_check_run run;
 	struct gp_log_capture quiet;
 
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, NULL, true), 0);
-	assert_int_equal(gp_check_cluster(&ctx, only, &cc), 0);
-	gp_check_ctx_free(&ctx);
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, true)), 0);
+	assert_int_equal(gp_check_cluster(&run, only, &cc), 0);
+	gp_check_run_free(&run);
 	gp_log_capture_stop(&quiet);
 }
 
@@ -552,7 +552,7 @@ static void own_inventory(void **state)
 /* A Proxmox container's ini left in the node's confdir. */
 static void ini_node_local(void **state)
 {
-	struct gp_check_ctx ctx;
+	struct gp_check_run run;
 	struct gp_findings f;
 	struct gp_log_capture quiet;
 
@@ -564,35 +564,35 @@ static void ini_node_local(void **state)
 	put_file("/etc/pve/nodes/A/lxc/101.conf", "arch: amd64\n", 0640);
 	put_file("/etc/gpu-provision/101.ini", "[gpu]\ndevices = 0\n", 0644);
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, NULL, true), 0);
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, true)), 0);
 	gp_log_capture_stop(&quiet);
 	memset(&f, 0, sizeof(f));
-	gp_check_ini_node_local(&ctx, "101", &f);
+	gp_check_ini_node_local(&run, "101", &f);
 	assert_ids(&f, "ini-node-local", NULL);
 	assert_non_null(strstr(f.v[0].evidence, "on any other node 101 starts without its ini"));
 	assert_non_null(strstr(f.v[0].fix, "gpu-provision sync 101"));
 	put_file("/etc/pve/gpu-provision/101.ini", "[gpu]\ndevices = 0\n", 0640);
 	memset(&f, 0, sizeof(f));
-	gp_check_ini_node_local(&ctx, "101", &f);
+	gp_check_ini_node_local(&run, "101", &f);
 	assert_ids(&f, "ini-node-local", NULL);
 	assert_non_null(strstr(f.v[0].evidence, "which is the one read"));
 	/* Near: the cluster's alone. */
 	sh("rm %s/etc/gpu-provision/101.ini", root);
 	memset(&f, 0, sizeof(f));
-	gp_check_ini_node_local(&ctx, "101", &f);
+	gp_check_ini_node_local(&run, "101", &f);
 	assert_ids(&f, NULL);
-	gp_check_ctx_free(&ctx);
+	gp_check_run_free(&run);
 	cleanup();
 	/* Off Proxmox VE the confdir is where inis live: nothing to say. */
 	new_root("h200-580-open");
 	put_file("/etc/gpu-provision/101.ini", "[gpu]\ndevices = 0\n", 0644);
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, NULL, false), 0);
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, false)), 0);
 	gp_log_capture_stop(&quiet);
 	memset(&f, 0, sizeof(f));
-	gp_check_ini_node_local(&ctx, "101", &f);
+	gp_check_ini_node_local(&run, "101", &f);
 	assert_ids(&f, NULL);
-	gp_check_ctx_free(&ctx);
+	gp_check_run_free(&run);
 	cleanup();
 }
 
@@ -605,7 +605,8 @@ static void cluster_read(void **state)
 	if (geteuid() != 0)
 		skip();
 	new_root(NULL);
-	assert_int_equal(gp_cluster_read(root, confdir, &c), -ENOENT); /* no Proxmox VE */
+	assert_int_equal(gp_cluster_read(test_ctx(root, confdir, NULL, false), &c),
+			 -ENOENT); /* no Proxmox VE */
 	pve_tree("A", "A B");
 	sh("mkdir -p %s/etc/pve/nodes/.hidden %s/etc/pve/nodes/bad_name", root, root);
 	container("B", "1000", "[gpu]\ndevices = 0\n");
@@ -613,7 +614,7 @@ static void cluster_read(void **state)
 	container("A", "101", "[gpu]\ndevices = 0\nbogus = 1\n");
 	put_file("/etc/pve/nodes/A/lxc/102.conf", "arch: amd64\n", 0640);
 	put_file("/etc/pve/nodes/A/lxc/notes.txt", "x", 0640);
-	assert_int_equal(gp_cluster_read(root, confdir, &c), 0);
+	assert_int_equal(gp_cluster_read(test_ctx(root, confdir, NULL, false), &c), 0);
 	assert_string_equal(c.self, "A");
 	assert_int_equal(c.nnodes, 2);
 	assert_string_equal(c.nodes[0].name, "A");

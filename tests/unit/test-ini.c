@@ -142,17 +142,17 @@ static void owner_and_mode(void **state)
 
 	(void)state;
 	dup2(devnull, 2);
-	assert_int_equal(gp_ini_check_owner("x", &st), 0);
+	assert_int_equal(gp_ini_check_owner("x", &st, 0), 0);
 	st.st_mode = S_IFREG | 0664;
-	assert_int_equal(gp_ini_check_owner("x", &st), -GP_EBADCONF);
+	assert_int_equal(gp_ini_check_owner("x", &st, 0), -GP_EBADCONF);
 	st.st_mode = S_IFREG | 0646;
-	assert_int_equal(gp_ini_check_owner("x", &st), -GP_EBADCONF);
+	assert_int_equal(gp_ini_check_owner("x", &st, 0), -GP_EBADCONF);
 	st.st_mode = S_IFREG | 0600;
 	st.st_uid = 1000;
-	assert_int_equal(gp_ini_check_owner("x", &st), -GP_EBADCONF);
+	assert_int_equal(gp_ini_check_owner("x", &st, 0), -GP_EBADCONF);
 	st.st_uid = 0;
 	st.st_mode = S_IFIFO | 0600;
-	assert_int_equal(gp_ini_check_owner("x", &st), -GP_EBADCONF);
+	assert_int_equal(gp_ini_check_owner("x", &st, 0), -GP_EBADCONF);
 	dup2(saved, 2);
 	close(saved);
 	close(devnull);
@@ -476,7 +476,7 @@ static void load_checks_the_file_it_reads(void **state)
 	snprintf(swap_with, sizeof(swap_with), "%s/evil", dir);
 	write_ini(swap_path, "[gpu]\ndevices = 0\n", 0644);
 	write_ini(swap_with, "[gpu]\ndevices = all\n", 0666);
-	assert_int_equal(gp_ini_load(dir, dir, "c1", &c), 0);
+	assert_int_equal(gp_ini_load(test_ctx(dir, dir, NULL, false), "c1", &c), 0);
 	assert_string_equal(c.devices, "0");
 	swap_path[0] = '\0';
 	/* A group-writable ini is refused, not read. */
@@ -485,7 +485,7 @@ static void load_checks_the_file_it_reads(void **state)
 	assert_int_equal(rename(swap_with, swap_path), 0);
 	swap_path[0] = '\0';
 	dup2(devnull, 2);
-	assert_int_equal(gp_ini_load(dir, dir, "c1", &c), -GP_EBADCONF);
+	assert_int_equal(gp_ini_load(test_ctx(dir, dir, NULL, false), "c1", &c), -GP_EBADCONF);
 	dup2(saved, 2);
 	close(saved);
 	close(devnull);
@@ -497,7 +497,7 @@ static int load_quietly(const char *name, struct gp_ini *c)
 	int r;
 
 	gp_log_capture_start(&quiet);
-	r = gp_ini_load(dir, dir, name, c);
+	r = gp_ini_load(test_ctx(dir, dir, NULL, false), name, c);
 	gp_log_capture_stop(&quiet);
 	return r;
 }
@@ -590,7 +590,6 @@ static void pve_layout(const char *link)
 static void cluster_ini_moves(void **state)
 {
 	char confdir[96], local[128], cluster[128];
-	char node[GP_NODE_NAME_MAX];
 	struct gp_ini c;
 	struct stat st;
 
@@ -602,20 +601,19 @@ static void cluster_ini_moves(void **state)
 	snprintf(local, sizeof(local), "%s/101.ini", confdir);
 	snprintf(cluster, sizeof(cluster), "%s/etc/pve/gpu-provision/101.ini", dir);
 	write_ini(local, "[gpu]\ndevices = 0\n", 0644);
-	assert_int_equal(gp_ini_load(dir, confdir, "101", &c), 0);
+	assert_int_equal(gp_ini_load(test_ctx(dir, confdir, NULL, false), "101", &c), 0);
 	assert_string_equal(c.devices, "0");
 	assert_string_equal(c.path, local);
 	snprintf(c.devices, sizeof(c.devices), "1");
-	assert_int_equal(gp_ini_save(dir, confdir, "101", &c), 0);
+	assert_int_equal(gp_ini_save(test_ctx(dir, confdir, NULL, false), "101", &c), 0);
 	assert_int_equal(stat(cluster, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
 	/* The node's copy stays for attach to remove once the config is written too. */
 	assert_int_equal(access(local, F_OK), 0);
-	assert_int_equal(gp_ini_load(dir, confdir, "101", &c), 0);
+	assert_int_equal(gp_ini_load(test_ctx(dir, confdir, NULL, false), "101", &c), 0);
 	assert_string_equal(c.path, cluster);
 	assert_string_equal(c.devices, "1");
-	assert_int_equal(gp_pve_node_name(dir, node), 0);
-	assert_string_equal(node, "pve-a");
+	assert_string_equal(test_ctx(dir, confdir, NULL, false)->node, "pve-a");
 }
 
 /* The node's name is what the local link names, and only a name. */
@@ -623,18 +621,22 @@ static void node_name_from_the_local_link(void **state)
 {
 	static const char *const bad[] = { "nodes/", "nodes/a/b", "nodes/..", "other/a",
 					   "nodes/a b" };
-	char node[GP_NODE_NAME_MAX];
+	const struct gp_ctx *ctx;
 
 	(void)state;
 	pve_layout("nodes/n1.example");
-	assert_int_equal(gp_pve_node_name(dir, node), 0);
-	assert_string_equal(node, "n1.example");
+	ctx = test_ctx(dir, dir, NULL, false);
+	assert_int_equal(ctx->node_err, 0);
+	assert_string_equal(ctx->node, "n1.example");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		pve_layout(bad[i]);
-		if (gp_pve_node_name(dir, node) != -GP_EBADCONF)
+		ctx = test_ctx(dir, dir, NULL, false);
+		if (ctx->node_err != -GP_EBADCONF || ctx->node[0])
 			fail_msg("accepted %s", bad[i]);
 	}
-	assert_int_equal(gp_pve_node_name("/nonexistent", node), -ENOENT);
+	ctx = test_ctx("/nonexistent", dir, NULL, false);
+	assert_int_equal(ctx->node_err, -ENOENT);
+	assert_false(ctx->pve);
 }
 
 int main(void)

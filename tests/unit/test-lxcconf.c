@@ -107,10 +107,16 @@ static void rule_check_names_the_missing_rule(void **state)
 	snprintf(path, sizeof(path), "%s/config", dir);
 	dup2(devnull, 2);
 	/* nvidia-uvm minor 1 under 238 is allowed; under yesterday's major 511 it is not. */
-	assert_int_equal(gp_hook_check_config(path, GP_CG_V2, &ok, NULL, "ct"), 0);
-	assert_int_equal(gp_hook_check_config(path, GP_CG_V2, &stale, NULL, "ct"), -EACCES);
+	assert_int_equal(gp_hook_check_config(test_ctx(NULL, "/nonexistent", NULL, false), path,
+					      GP_CG_V2, &ok, "ct"),
+			 0);
+	assert_int_equal(gp_hook_check_config(test_ctx(NULL, "/nonexistent", NULL, false), path,
+					      GP_CG_V2, &stale, "ct"),
+			 -EACCES);
 	/* Read with the v1 keys, the file denies nothing. */
-	assert_int_equal(gp_hook_check_config(path, GP_CG_V1, &stale, NULL, "ct"), 0);
+	assert_int_equal(gp_hook_check_config(test_ctx(NULL, "/nonexistent", NULL, false), path,
+					      GP_CG_V1, &stale, "ct"),
+			 0);
 	dup2(saved, 2);
 	close(saved);
 	close(devnull);

@@ -23,7 +23,7 @@
 
 static char root[128], lxcpath[192], confdir[192];
 
-/* The 8-GPU host with its nodes, an etc/pve/lxc and an LXC path. */
+/* The 8-GPU host with its nodes and an LXC path; etc/pve/lxc where a recipe is Proxmox's. */
 static void host_setup(void)
 {
 	if (geteuid() != 0)
@@ -37,7 +37,7 @@ static void host_setup(void)
 	   root);
 	snprintf(lxcpath, sizeof(lxcpath), "%s/lxc", root);
 	snprintf(confdir, sizeof(confdir), "%s/etc/gpu-provision", root);
-	sh("mkdir -p %s/etc/pve/lxc %s %s", root, lxcpath, confdir);
+	sh("mkdir -p %s %s", lxcpath, confdir);
 }
 
 static void host_cleanup(void)
@@ -59,6 +59,7 @@ static void read_recipe(const char *text, struct gp_recipe *r)
 	char path[256];
 	struct gp_host host;
 
+	sh("mkdir -p %s/etc/pve/lxc", root);
 	snprintf(path, sizeof(path), "%s/etc/pve/lxc/301.conf", root);
 	put(path, text);
 	assert_int_equal(gp_host_read(root, 0, &host), 0);
@@ -252,9 +253,11 @@ static bool place_recipe(const char *dir, const char *nn, char *name, size_t siz
 	if (access(src, F_OK) == 0) {
 		snprintf(name, size, "%d", 300 + atoi(nn));
 		snprintf(dst, sizeof(dst), "%s/etc/pve/lxc/%s.conf", root, name);
-		sh("cp %s %s", src, dst);
+		sh("mkdir -p %s/etc/pve/lxc && cp %s %s", root, src, dst);
 		return true;
 	}
+	/* A host with /etc/pve/lxc is Proxmox VE's, whose containers are all its own. */
+	sh("rm -rf %s/etc/pve", root);
 	snprintf(name, size, "rcp%d", atoi(nn));
 	sh("mkdir -p %s/%s && { printf 'lxc.uts.name = %s\\nlxc.rootfs.path = dir:%s/%s/rootfs\\n"
 	   "lxc.include = /usr/share/lxc/config/common.conf\\n'; cat %s/lxc.conf; } "
@@ -267,17 +270,17 @@ static bool place_recipe(const char *dir, const char *nn, char *name, size_t siz
 static size_t check_lines(const char *name, bool pve, enum gp_cg_layout layout, char lines[][96])
 {
 	struct gp_findings *f = calloc(1, sizeof(*f));
-	struct gp_check_ctx ctx;
+	struct gp_check_run run;
 	size_t n = 0;
 	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
 
 	assert_non_null(f);
 	dup2(devnull, 2);
 	close(devnull);
-	assert_int_equal(gp_check_ctx_init(&ctx, root, confdir, lxcpath, pve), 0);
-	ctx.layout = layout;
-	assert_int_equal(gp_check_container(&ctx, name, f), 0);
-	gp_check_ctx_free(&ctx);
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, lxcpath, pve)), 0);
+	run.layout = layout;
+	assert_int_equal(gp_check_container(&run, name, f), 0);
+	gp_check_run_free(&run);
 	dup2(saved, 2);
 	close(saved);
 	finding_lines(f, lines, &n);

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base/ctx.h"
+
 /* Runs a shell command made from fmt; the test fails unless it exits 0. */
 __attribute__((unused, format(printf, 1, 2))) static void sh(const char *fmt, ...)
 {
@@ -24,6 +26,21 @@ __attribute__((unused, format(printf, 1, 2))) static void sh(const char *fmt, ..
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * A context for the code under test, as gp_ctx_init makes one of these words: one of
+ * eight kept in turn, so that a test may hold a few at once.
+ */
+__attribute__((unused)) static const struct gp_ctx *test_ctx(const char *root, const char *confdir,
+							     const char *lxcpath, bool pve)
+{
+	static struct gp_ctx kept[8];
+	static unsigned int next;
+	struct gp_ctx *ctx = &kept[next++ % 8];
+
+	gp_ctx_init(ctx, root, confdir, lxcpath, pve);
+	return ctx;
 }
 
 #endif
