@@ -51,6 +51,14 @@ static void usage(FILE *f)
 		   "autodev, mount or post-stop. Installed by gpu-provision attach.\n");
 }
 
+/* What a moment reads of the host for its context (lib/base/ctx.h). */
+static unsigned int what_of(const char *type)
+{
+	if (strcmp(type, "pre-start") == 0)
+		return GP_CTX_ALL;
+	return strcmp(type, "post-stop") == 0 ? 0 : GP_CTX_OWNER;
+}
+
 static int run(const char *type, const struct gp_ctx *ctx, const char *name,
 	       const struct lxc_env *env)
 {
@@ -113,8 +121,12 @@ int main(int argc, char **argv)
 		gp_error("\"%s\" is not a container name this hook accepts", name);
 		return GP_EXIT_USAGE;
 	}
-	/* LXC gives the config's path (LXC_CONFIG_FILE): the hook needs no lxcpath. */
-	gp_ctx_init(&ctx, root, confdir, NULL, false);
+	/*
+	 * LXC gives the config's path (LXC_CONFIG_FILE): the hook needs no lxcpath. Each moment
+	 * reads what it uses: pre-start all, the mount hook the owner of injected files,
+	 * post-stop nothing.
+	 */
+	gp_ctx_init(&ctx, root, confdir, NULL, false, what_of(type));
 	r = run(type, &ctx, name, &env);
 	if (r < 0)
 		gp_error("%s: %s refused for container \"%s\"", type,

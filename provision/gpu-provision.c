@@ -304,7 +304,7 @@ int main(int argc, char **argv)
 		/* probe forks into containers: their processes must not see our file as exe. */
 		r = GP_EXIT_FAILED;
 	} else {
-		gp_ctx_init(&cli.ctx, cli.root, cli.confdir, cli.lxcpath, cli.pve);
+		gp_ctx_init(&cli.ctx, cli.root, cli.confdir, cli.lxcpath, cli.pve, GP_CTX_ALL);
 		r = cmd->run(&cli);
 	}
 	free(cli.root);

@@ -51,14 +51,14 @@ static uid_t owner_of(const char *root)
 }
 
 void gp_ctx_init(struct gp_ctx *ctx, const char *root, const char *confdir, const char *lxcpath,
-		 bool pve)
+		 bool pve, unsigned int what)
 {
 	*ctx = (struct gp_ctx){ .root = root,
 				.confdir = confdir,
 				.lxcpath = lxcpath,
-				.pmxcfs = root_is_pve(root),
+				.pmxcfs = (what & GP_CTX_CLUSTER) && root_is_pve(root),
 				.node_err = -ENOENT,
-				.owner = owner_of(root) };
+				.owner = what & GP_CTX_OWNER ? owner_of(root) : (uid_t)-1 };
 	ctx->pve = pve || ctx->pmxcfs;
 	if (ctx->pmxcfs)
 		ctx->node_err = pve_node_name(root, ctx->node);

@@ -37,9 +37,17 @@ struct gp_ctx {
 	uid_t owner;
 };
 
-/* Fills ctx; pve asks for Proxmox VE even where root holds no cluster filesystem. */
+/*
+ * Fills ctx; pve asks for Proxmox VE even where root holds no cluster filesystem. what says
+ * which facts are read: GP_CTX_CLUSTER pmxcfs and the node (else none found), GP_CTX_OWNER
+ * the owner (else (uid_t)-1, which owns nothing: every owner check fails). A command reads
+ * all; the hook only what its moment uses, since it runs at every start.
+ */
+#define GP_CTX_CLUSTER 1u
+#define GP_CTX_OWNER 2u
+#define GP_CTX_ALL (GP_CTX_CLUSTER | GP_CTX_OWNER)
 void gp_ctx_init(struct gp_ctx *ctx, const char *root, const char *confdir, const char *lxcpath,
-		 bool pve);
+		 bool pve, unsigned int what);
 
 /*
  * A container's own files, malloc'd (NULL when out of memory): in the cluster filesystem

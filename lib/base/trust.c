@@ -123,13 +123,13 @@ uid_t gp_host_root_uid(void)
 	_cleanup_free_ char *map = NULL, *overflow = NULL;
 	uid_t uid = 65534;
 
+	/* The map first: on the host it maps root, and the overflow uid is not read. */
+	if (gp_read_file("/proc/self/uid_map", 4096, &map, NULL) == 0)
+		for (char *line = map; line && *line;
+		     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+			if (maps_root(line, &uid))
+				return uid;
 	if (gp_read_file("/proc/sys/kernel/overflowuid", 64, &overflow, NULL) == 0)
 		uid = (uid_t)strtoul(overflow, NULL, 10);
-	if (gp_read_file("/proc/self/uid_map", 4096, &map, NULL) < 0)
-		return uid;
-	for (char *line = map; line && *line;
-	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (maps_root(line, &uid))
-			break;
 	return uid;
 }

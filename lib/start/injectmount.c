@@ -215,8 +215,8 @@ static int check_empty(int dirfd, const char *rootfs)
 
 /* Where a file is staged (lib/start/injectstage.c): the stage, then its path inside root. */
 struct stage {
-	const char *root, *top; /* top: root, or "/" for the host */
-	uid_t owner;		/* gp_ctx's: the host's root, as this user namespace sees it */
+	const struct gp_ctx *ctx; /* its owner: the host's root, as this user namespace sees it */
+	const char *top;	  /* ctx's root, or "/" for the host */
 	char path[PATH_MAX];
 };
 
@@ -227,14 +227,14 @@ struct stage {
  */
 static int bind_file(const struct stage *st, int dirfd, const struct gp_inject_file *f)
 {
-	const char *rel = f->source + (gp_root_is_host(st->root) ? 0 : strlen(st->root));
+	const char *rel = f->source + (gp_root_is_host(st->ctx->root) ? 0 : strlen(st->ctx->root));
 	_cleanup_close_ int src = -1, tgt = -1;
 	char staged[PATH_MAX];
 	int r;
 
 	if (snprintf(staged, sizeof(staged), "%s%s", st->path, rel) >= (int)sizeof(staged))
 		return gp_error_errno(-ENAMETOOLONG, "\"%s\": too long", f->source);
-	src = gp_trust_open_file(st->top, staged, st->owner);
+	src = gp_trust_open_file(st->top, staged, st->ctx->owner);
 	if (src < 0)
 		return gp_error_errno(src,
 				      "the host's \"%s\" is not staged as pre-start left it: "
@@ -364,9 +364,8 @@ static int stage_of(const struct gp_ctx *ctx, const char *name, struct stage *st
 {
 	_cleanup_free_ char *path = gp_inject_stage_path(ctx->root, name);
 
-	st->root = ctx->root;
+	st->ctx = ctx;
 	st->top = gp_root_is_host(ctx->root) ? "/" : ctx->root;
-	st->owner = ctx->owner;
 	if (!path || snprintf(st->path, sizeof(st->path), "%s", path) >= (int)sizeof(st->path))
 		return -ENOMEM;
 	return 0;

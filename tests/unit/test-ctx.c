@@ -38,13 +38,13 @@ static void owner_is_the_roots(void **state)
 	uid_t other = geteuid() == 0 ? 65534 : geteuid();
 
 	(void)state;
-	gp_ctx_init(&ctx, NULL, "/etc/gpu-provision", NULL, false);
+	gp_ctx_init(&ctx, NULL, "/etc/gpu-provision", NULL, false, GP_CTX_ALL);
 	assert_int_equal(ctx.owner, 0);
 	if (geteuid() == 0)
 		assert_int_equal(chown(dir, other, (gid_t)-1), 0);
-	gp_ctx_init(&ctx, dir, dir, NULL, false);
+	gp_ctx_init(&ctx, dir, dir, NULL, false, GP_CTX_ALL);
 	assert_int_equal(ctx.owner, other);
-	gp_ctx_init(&ctx, "/nonexistent", dir, NULL, false);
+	gp_ctx_init(&ctx, "/nonexistent", dir, NULL, false, GP_CTX_ALL);
 	assert_int_equal(ctx.owner, 0);
 }
 
@@ -56,18 +56,18 @@ static void pve_asked_or_found(void **state)
 	char want[160];
 
 	(void)state;
-	gp_ctx_init(&ctx, dir, "/conf", "/lxc", false);
+	gp_ctx_init(&ctx, dir, "/conf", "/lxc", false, GP_CTX_ALL);
 	assert_false(ctx.pve);
 	assert_false(ctx.pmxcfs);
 	assert_string_equal(ctx.lxcpath, "/lxc");
 	off = gp_ini_path(&ctx, "101");
 	assert_string_equal(off, "/conf/101.ini");
 	assert_int_equal(gp_container_file_mode(&ctx), 0644);
-	gp_ctx_init(&ctx, dir, "/conf", NULL, true);
+	gp_ctx_init(&ctx, dir, "/conf", NULL, true, GP_CTX_ALL);
 	assert_true(ctx.pve);
 	assert_false(ctx.pmxcfs);
 	sh("mkdir -p %s/etc/pve/lxc && ln -s nodes/pve1 %s/etc/pve/local", dir, dir);
-	gp_ctx_init(&ctx, dir, "/conf", NULL, false);
+	gp_ctx_init(&ctx, dir, "/conf", NULL, false, GP_CTX_ALL);
 	assert_true(ctx.pve);
 	assert_true(ctx.pmxcfs);
 	assert_string_equal(ctx.node, "pve1");
@@ -75,6 +75,12 @@ static void pve_asked_or_found(void **state)
 	snprintf(want, sizeof(want), "%s/etc/pve/gpu-provision/101.applied", dir);
 	assert_string_equal(on, want);
 	assert_int_equal(gp_container_file_mode(&ctx), GP_CLUSTER_MODE);
+	/* What is not asked for is not read: no cluster, and an owner that owns nothing. */
+	gp_ctx_init(&ctx, dir, "/conf", NULL, false, GP_CTX_OWNER);
+	assert_false(ctx.pmxcfs);
+	assert_string_equal(ctx.node, "");
+	gp_ctx_init(&ctx, dir, "/conf", NULL, false, 0);
+	assert_int_equal(ctx.owner, (uid_t)-1);
 }
 
 /* liblxc's run directory for one who does not own /run: XDG_RUNTIME_DIR, else HOME's cache. */

@@ -39,7 +39,7 @@ __attribute__((unused)) static const struct gp_ctx *test_ctx(const char *root, c
 	static unsigned int next;
 	struct gp_ctx *ctx = &kept[next++ % 8];
 
-	gp_ctx_init(ctx, root, confdir, lxcpath, pve);
+	gp_ctx_init(ctx, root, confdir, lxcpath, pve, GP_CTX_ALL);
 	return ctx;
 }
 
