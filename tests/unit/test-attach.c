@@ -31,10 +31,10 @@ static int setup_with(const char *extra)
 {
 	snprintf(root, sizeof(root), "/tmp/gp-attach.XXXXXX");
 	assert_non_null(mkdtemp(root));
-	sh("cp -a %s/h200-580-open/. %s && chmod 755 %s", FIXTURES, root, root);
+	sh("cp -a %s/h200-580-open/. %s && chmod 755 %s", fixtures(), root, root);
 	sh("mkdir -p %s/etc/pve/lxc %s/conf && chmod 755 %s/conf", root, root, root);
 	snprintf(config, sizeof(config), "%s/etc/pve/lxc/" ID ".conf", root);
-	sh("cp %s/pve-lxc-conf/test-debian-005.conf %s && printf '%%s' '%s' >>%s", FIXTURES, config,
+	sh("cp %s/pve-lxc-conf/test-debian-005.conf %s && printf '%%s' '%s' >>%s", fixtures(), config,
 	   extra, config);
 	snprintf(confdir, sizeof(confdir), "%s/conf", root);
 	snprintf(ini, sizeof(ini), "%s/etc/pve/gpu-provision/" ID ".ini", root);

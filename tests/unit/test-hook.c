@@ -67,7 +67,7 @@ static int setup(void **state)
 	nmade = 0;
 	snprintf(root, sizeof(root), "/tmp/gp-hook.XXXXXX");
 	assert_non_null(mkdtemp(root));
-	sh("cp -a %s/h200-580-open/. %s && chmod 755 %s", FIXTURES, root, root);
+	sh("cp -a %s/h200-580-open/. %s && chmod 755 %s", fixtures(), root, root);
 	snprintf(confdir, sizeof(confdir), "%s/conf", root);
 	snprintf(lxcpath, sizeof(lxcpath), "%s/lxc", root);
 	snprintf(config, sizeof(config), "%s/c1/config", lxcpath);

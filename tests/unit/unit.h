@@ -29,6 +29,17 @@ __attribute__((unused, format(printf, 1, 2))) static void sh(const char *fmt, ..
 }
 
 /*
+ * Where the fixtures are: GP_TEST_FIXTURES where set (a copy that a user other than root
+ * can reach, made by tools/run-unit.sh --as), else the tree's own.
+ */
+__attribute__((unused)) static const char *fixtures(void)
+{
+	const char *dir = getenv("GP_TEST_FIXTURES");
+
+	return dir && *dir ? dir : FIXTURES;
+}
+
+/*
  * A context for the code under test, as gp_ctx_init makes one of these words: one of
  * eight kept in turn, so that a test may hold a few at once.
  */
