@@ -49,6 +49,15 @@ use_trusted_install() {
 	GP=$GP_INSTALLED/gpu-provision
 }
 
+# dev_of PATH: a device node's "major:minor" in decimal. stat's %t:%T are hex, and only
+# some awks read hex strings (gawk and bookworm's mawk; trixie's mawk reads 0xee as 0):
+# bash's printf converts them.
+dev_of() {
+	local t
+	t=$(stat -c '%t:%T' "$1") || return 1
+	printf '%d:%d\n' "0x${t%%:*}" "0x${t##*:}"
+}
+
 # make_root FIXTURE DIR: a scratch copy of a fixture with its device nodes made by mknod.
 make_root() {
 	local fixture=$1 dir=$2 path type major minor mode uid gid

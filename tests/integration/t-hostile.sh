@@ -101,7 +101,7 @@ test_hostile_node_with_other_rdev() {
 	check "open" ENXIO "$(open_result "$P" hrdev /dev/nvidia0)"
 	stop hrdev
 	check "owner's node left as it was" "1:3" \
-		"$(stat -c '%t:%T' "$P/hrdev/rootfs/dev/nvidia0" | awk -F: '{printf "%d:%d", "0x"$1, "0x"$2}')"
+		"$(dev_of "$P/hrdev/rootfs/dev/nvidia0")"
 	host_untouched hrdev
 }
 

@@ -121,9 +121,16 @@ test_prometheus_units() {
 		echo "    timeout [$t s] not shorter than the period [$p min]"
 		return 1
 	fi
-	grep -q -- '--output /var/lib/prometheus/node-exporter/gpu-provision.prom$' "$svc"
-	grep -qx 'ARGS=""' /etc/default/prometheus-node-exporter || return 0
-	local help
-	help=$(prometheus-node-exporter --help 2>&1)
-	[[ $help == *'textfile.directory="/var/lib/prometheus/node-exporter"'* ]]
+	local out args dir help
+	out=$(sed -n 's/.*--output \([^ ]*\)$/\1/p' "$svc")
+	check "the service's --output" gpu-provision.prom "$(basename "$out")"
+	# Where the installed node_exporter reads: the directory its default file's ARGS give,
+	# else its own default, as --help prints it ("=\"DIR\"" in 1.5, "=DIR ..." from 1.9).
+	args=$(sed -n 's/^ARGS=//p' /etc/default/prometheus-node-exporter | tr -d "\"'")
+	dir=$(sed -n 's/.*--collector\.textfile\.directory[= ]\([^ ]*\).*/\1/p' <<<"$args")
+	if [ -z "$dir" ]; then
+		help=$(prometheus-node-exporter --help 2>&1)
+		dir=$(sed -n '/--collector\.textfile\.directory=/{s/.*--collector\.textfile\.directory="\{0,1\}\([^" ]*\).*/\1/p;q;}' <<<"$help")
+	fi
+	check "written where node_exporter reads" "$dir" "$(dirname "$out")"
 }

@@ -78,7 +78,7 @@ test_ini_mode_and_owner() {
 test_v1_rules_on_v1_host() {
 	local pid cg
 	[ "$(gp_cgroup_key)" = lxc.cgroup.devices ] ||
-		{ echo "the devices controller is not a v1 hierarchy here"; return 77; }
+		{ echo "needs the hybrid cgroup layout (a v1 devices hierarchy); this one is pure cgroup v2"; return 77; }
 	make_root quad-550-proprietary "$WORK/v1"
 	new_container "$P" v1
 	gp --root "$WORK/v1" attach v1 --gpus 1 >/dev/null

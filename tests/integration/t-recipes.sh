@@ -5,7 +5,8 @@
 
 # The device rule key this host's LXC enforces (v1 or v2 devices controller).
 enforced_key() {
-	if awk '$9 == "cgroup" && $NF ~ /(^|,)devices(,|$)/ {found=1} END {exit !found}' /proc/self/mountinfo; then
+	# " - cgroup ": the type follows the separator, after as many optional fields as there are.
+	if awk '$0 ~ / - cgroup / && $NF ~ /(^|,)devices(,|$)/ {found=1} END {exit !found}' /proc/self/mountinfo; then
 		echo lxc.cgroup.devices.allow
 	else
 		echo lxc.cgroup2.devices.allow

@@ -31,7 +31,7 @@ test_missing_host_node_recreated() {
 	gp --root "$WORK/h200" attach uvm --gpus all
 	start uvm
 	check "host node made" "c 238:0 666" \
-		"$(stat -c '%F' "$WORK/h200/dev/nvidia-uvm" | sed 's/character special file/c/') $(stat -c '%t:%T %a' "$WORK/h200/dev/nvidia-uvm" | awk -F'[: ]' '{printf "%d:%d %s", "0x"$1, "0x"$2, $3}')"
+		"$(stat -c '%F' "$WORK/h200/dev/nvidia-uvm" | sed 's/character special file/c/') $(dev_of "$WORK/h200/dev/nvidia-uvm") $(stat -c '%a' "$WORK/h200/dev/nvidia-uvm")"
 	check "inside" "238:0" "$(node_of uvm /dev/nvidia-uvm)"
 	stop uvm
 }
