@@ -107,13 +107,16 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgp.a
 
 # The probe runs inside containers on their own C library, as old as glibc 2.28: its own
 # _start (no __libc_start_main@GLIBC_2.34), no libraries of ours, no newer symbol versions
-# (test_probe_glibc_symbols checks). It is always built plain, without the sanitizers of
-# make asan: it runs inside containers, on their C library alone.
-$(BUILD)/gpu-probe: $(wildcard probe/*.c probe/*.h)
+# whichever glibc builds it (tools/check-probe-glibc.sh fails the build on one). It is
+# always built plain, without the sanitizers of make asan: it runs inside containers, on
+# their C library alone.
+$(BUILD)/gpu-probe: $(wildcard probe/*.c probe/*.h) tools/check-probe-glibc.sh
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
-		-nostartfiles -Wl,-z,relro,-z,now -o $@ $(filter %.c,$^) -Wl,--no-as-needed -l:libdl.so.2
+		-nostartfiles -Wl,-z,relro,-z,now -o $@.tmp $(filter %.c,$^) -Wl,--no-as-needed -l:libdl.so.2
+	$(Q)tools/check-probe-glibc.sh $@.tmp
+	$(Q)mv $@.tmp $@
 
 # The test double of libcuda.so.1 (tests/fakecuda/libcuda.c), under two version names.
 FAKECUDA := $(BUILD)/tests/fakecuda

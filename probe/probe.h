@@ -12,11 +12,17 @@
 
 #include <ffnvcodec/dynlink_cuda.h>
 
-/* The dl functions at their first versions, in every file of the probe (glibc 2.28). */
+/*
+ * Every file of the probe asks for symbols that glibc 2.28 has, whichever glibc builds it
+ * (make's check-probe-glibc holds it): the dl functions at their first versions, not
+ * glibc 2.34's, and sscanf as C99's. Since glibc 2.38 _GNU_SOURCE turns sscanf into C23's
+ * __isoc23_sscanf, which differs only in reading %b and 0b, which the probe never asks.
+ */
 __asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
 __asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
 __asm__(".symver dlerror,dlerror@GLIBC_2.2.5");
 __asm__(".symver dladdr,dladdr@GLIBC_2.2.5");
+__asm__(".symver __isoc23_sscanf,__isoc99_sscanf@GLIBC_2.7");
 
 /* A word for an output line: no blanks, no control characters, bounded; "-" for none. */
 const char *probe_word(const char *s);

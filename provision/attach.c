@@ -44,6 +44,7 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
 			struct gp_attach_opts *o)
 {
 	*o = (struct gp_attach_opts){ .ctx = &cli->ctx,
+				      .rt = &cli->rt,
 				      .name = name,
 				      .gpus = cli->gpus,
 				      .caps = cli->caps,

@@ -268,7 +268,7 @@ int gp_cmd_check(const struct gp_cli *cli)
 		free(host);
 		return GP_EXIT_USAGE;
 	}
-	if (!host || gp_check_run_init(&run, &cli->ctx) < 0) {
+	if (!host || gp_check_run_init(&run, &cli->ctx, &cli->rt) < 0) {
 		free(host);
 		return GP_EXIT_FAILED;
 	}

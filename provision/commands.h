@@ -9,13 +9,16 @@
 #include <stdbool.h>
 
 #include "base/ctx.h"
+#include "driver/runtime.h"
 
 /*
  * What the command line said; each command reads what it needs, and where it works from
- * ctx, which main makes of --root, --confdir, --lxcpath and --pve once they are parsed.
+ * ctx, which main makes of --root, --confdir, --lxcpath and --pve once they are parsed,
+ * and the runtime it writes for from rt, read then too.
  */
 struct gp_cli {
 	struct gp_ctx ctx;
+	struct gp_runtime rt; /* LXC and the cgroup layout, read once with ctx */
 	char *root;
 	char *lxcpath;
 	const char *confdir;

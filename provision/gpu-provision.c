@@ -305,6 +305,7 @@ int main(int argc, char **argv)
 		r = GP_EXIT_FAILED;
 	} else {
 		gp_ctx_init(&cli.ctx, cli.root, cli.confdir, cli.lxcpath, cli.pve, GP_CTX_ALL);
+		gp_runtime_read(&cli.ctx, &cli.rt);
 		r = cmd->run(&cli);
 	}
 	free(cli.root);

@@ -13,9 +13,11 @@
 int gp_cmd_host(const struct gp_cli *cli)
 {
 	struct gp_host_state s;
-	struct gp_report rep = {
-		.root = cli->ctx.root, .host = &s.host, .mods = &s.mods, .hmm = &s.hmm
-	};
+	struct gp_report rep = { .root = cli->ctx.root,
+				 .host = &s.host,
+				 .rt = &cli->rt,
+				 .mods = &s.mods,
+				 .hmm = &s.hmm };
 	struct gp_log_capture quiet;
 	struct gp_userspace *us;
 	struct gp_inject *inj;

@@ -13,9 +13,12 @@
 
 static int sync_one(const struct gp_cli *cli, const char *hook, const char *name)
 {
-	struct gp_attach_opts o = {
-		.ctx = &cli->ctx, .name = name, .hook = hook, .dry_run = cli->dry_run, .quiet = true
-	};
+	struct gp_attach_opts o = { .ctx = &cli->ctx,
+				    .rt = &cli->rt,
+				    .name = name,
+				    .hook = hook,
+				    .dry_run = cli->dry_run,
+				    .quiet = true };
 	struct gp_attach_changes done;
 	int r = gp_attach(&o, &done);
 

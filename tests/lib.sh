@@ -71,6 +71,10 @@ make_root() {
 		mknod -m "$mode" "$dir/$path" "$type" "$major" "$minor"
 		chown "$uid:$gid" "$dir/$path"
 	done < "$dir/dev-nodes.txt"
+	# The root stands for this machine with the fixture's GPUs: real containers start
+	# here, so it has this machine's cgroup layout, not the capture's.
+	mkdir -p "$dir/proc/self"
+	cat /proc/self/mountinfo >"$dir/proc/self/mountinfo"
 }
 
 # ensure_subids: root may map 100000-165535, as on Proxmox VE; LXC needs it where newuidmap

@@ -13,18 +13,22 @@
 #include "base/ctx.h"
 #include "diagnose/findings.h"
 #include "driver/hoststate.h"
-#include "plan/cgroup.h"
+#include "driver/runtime.h"
 
-/* One run of check: where it looks (ctx), and what every check reads once. */
+/*
+ * One run of check: where it looks (ctx), the runtime it judges for (LXC's version and the
+ * cgroup layout, the capture's under --root), and what every check reads once.
+ */
 struct gp_check_run {
 	const struct gp_ctx *ctx;
+	struct gp_runtime rt;
 	struct gp_host_state hs;
-	enum gp_cg_layout layout;
 	char *cmdline;
 };
 
 /* Reads the host for the checks (NVML too on a real host). 0 or -errno. */
-int gp_check_run_init(struct gp_check_run *run, const struct gp_ctx *ctx);
+int gp_check_run_init(struct gp_check_run *run, const struct gp_ctx *ctx,
+		      const struct gp_runtime *rt);
 void gp_check_run_free(struct gp_check_run *run);
 
 /* The host: driver, GPUs, firmware, modules, HMM, nodes, daemons, kernel log. */

@@ -151,29 +151,71 @@ static bool has_v2_twin(const struct gp_cfglines *c, const struct gp_cfgline *l)
 	return false;
 }
 
-/* v1 device keys on a v2 host: the first such line, once for the config. */
+static bool is_v1_key(const char *key)
+{
+	return strncmp(key, "lxc.cgroup.", 11) == 0;
+}
+
+/*
+ * The one finding a config's v1 keys earn, by what they do: LXC 7 refuses the start; on a
+ * v2 host a device rule without its cgroup2 twin is not enforced; Proxmox VE 9 warns.
+ */
+static enum gp_finding_id v1_key_finding(const struct gp_check_run *run,
+					 const struct gp_cfglines *c, const struct gp_cfgline *l)
+{
+	if (run->rt.lxc_major >= GP_LXC_V2_ONLY)
+		return GP_FINDING_CGROUP_V1_LXC7;
+	if (run->rt.layout == GP_CG_V2 && strncmp(l->key, "lxc.cgroup.devices.", 19) == 0 &&
+	    !has_v2_twin(c, l))
+		return GP_FINDING_CGROUP_V1_KEYS;
+	if (run->rt.pve_container >= 6)
+		return GP_FINDING_CGROUP_V1_PVE9;
+	return GP_FINDING_COUNT;
+}
+
+static void say_v1_keys(const struct gp_check_run *run, enum gp_finding_id id, const char *at,
+			const char *name, struct gp_finding *x)
+{
+	if (id == GP_FINDING_CGROUP_V1_LXC7)
+		GP_SET(x->summary,
+		       "%s uses lxc.cgroup.* keys, which LXC %s refuses: it does "
+		       "not start",
+		       name, run->rt.lxc);
+	else if (id == GP_FINDING_CGROUP_V1_KEYS)
+		GP_SET(x->summary, "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
+		       name);
+	else
+		GP_SET(x->summary, "%s uses lxc.cgroup.* keys, which pve-container %u warns of",
+		       name, run->rt.pve_container);
+	GP_SET(x->evidence, "%s", at);
+	GP_SET(x->fix,
+	       "write them as lxc.cgroup2.*; gpu-provision adopt %s replaces NVIDIA's, sync %s "
+	       "rewrites its own",
+	       name, name);
+}
+
+/* A config's v1 keys: the line that earns the gravest finding, once for the config. */
 static void check_v1_keys(const struct gp_check_run *run, const struct gp_cfglines *c,
 			  const char *name, struct gp_findings *f)
 {
+	static const enum gp_finding_id gravest_first[] = { GP_FINDING_CGROUP_V1_LXC7,
+							    GP_FINDING_CGROUP_V1_KEYS,
+							    GP_FINDING_CGROUP_V1_PVE9 };
 	struct gp_finding *x;
 	char at[1024];
 
-	for (size_t i = 0; run->layout == GP_CG_V2 && i < c->n; i++) {
-		const struct gp_cfgline *l = &c->v[i];
+	for (size_t k = 0; k < GP_ARRAY_SIZE(gravest_first); k++)
+		for (size_t i = 0; i < c->n; i++) {
+			const struct gp_cfgline *l = &c->v[i];
 
-		if (strncmp(l->key, "lxc.cgroup.devices.", 19) != 0 || has_v2_twin(c, l) ||
-		    !(x = gp_findings_add(f, GP_FINDING_CGROUP_V1_KEYS)))
-			continue;
-		gp_cfgline_where(c, l, at, sizeof(at));
-		GP_SET(x->summary, "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
-		       name);
-		GP_SET(x->evidence, "%s", at);
-		GP_SET(x->fix,
-		       "write them as lxc.cgroup2.devices.*; gpu-provision adopt %s replaces "
-		       "NVIDIA's, sync %s rewrites its own",
-		       name, name);
-		return;
-	}
+			if (!is_v1_key(l->key) || v1_key_finding(run, c, l) != gravest_first[k])
+				continue;
+			if (!(x = gp_findings_add(f, gravest_first[k])))
+				return;
+			gp_cfgline_where(c, l, at, sizeof(at));
+			say_v1_keys(run, gravest_first[k], at, name, x);
+			return;
+		}
 }
 
 static void check_node_mode(const struct gp_check_run *run, const char *name, bool unpriv,

@@ -17,17 +17,18 @@
 #include "plan/plan.h"
 #include "plan/planner.h"
 
-int gp_check_run_init(struct gp_check_run *run, const struct gp_ctx *ctx)
+int gp_check_run_init(struct gp_check_run *run, const struct gp_ctx *ctx,
+		      const struct gp_runtime *rt)
 {
 	const char *root = ctx->root;
 	int r;
 
 	memset(run, 0, sizeof(*run));
 	run->ctx = ctx;
+	run->rt = *rt;
 	r = gp_host_state_read(root, GP_STATE_NVML, &run->hs);
 	if (r < 0)
 		return r;
-	run->layout = gp_cgroup_layout();
 	gp_read_file_at(root, "/proc/cmdline", 65536, &run->cmdline, NULL);
 	return 0;
 }
@@ -307,10 +308,25 @@ static void check_hostconf(const struct gp_check_run *run, struct gp_findings *f
 	GP_SET(x->fix, "correct the file as the message says (conf/example.ini has every key)");
 }
 
+/* A capture that does not say its cgroup layout: which one its rules are judged by. */
+static void check_layout_known(const struct gp_check_run *run, struct gp_findings *f)
+{
+	struct gp_finding *x;
+
+	if (run->rt.layout_from != GP_LAYOUT_ASSUMED ||
+	    !(x = gp_findings_add(f, GP_FINDING_CGROUP_LAYOUT_ASSUMED)))
+		return;
+	GP_SET(x->summary, "device rules are judged as on a %s host: this host's layout",
+	       gp_runtime_layout_words(&run->rt));
+	GP_SET(x->evidence, "no %s/proc/self/mountinfo", run->ctx->root);
+	GP_SET(x->fix, "capture the host with tools/capture-host.sh, which records it");
+}
+
 void gp_check_host(const struct gp_check_run *run, struct gp_findings *f)
 {
 	struct gp_finding *x;
 
+	check_layout_known(run, f);
 	check_hostconf(run, f);
 	if (!run->hs.host.driver_loaded) {
 		if ((x = gp_findings_add(f, GP_FINDING_DRIVER_MISSING))) {

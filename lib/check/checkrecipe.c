@@ -147,7 +147,7 @@ static void check_optional(const struct recipe_check *c)
 /* The rules LXC enforces for this container (a Proxmox one starts from "deny a"). */
 static void enforced_rules(const struct recipe_check *c, struct gp_cg_rules *rules)
 {
-	const char *prefix = gp_cgroup_key_prefix(c->check->layout);
+	const char *prefix = gp_cgroup_key_prefix(c->check->rt.layout);
 
 	memset(rules, 0, sizeof(*rules));
 	rules->deny_all = c->rec->cfg->pve;
@@ -203,7 +203,7 @@ static void check_rule_missing(const struct recipe_check *c, const struct gp_cg_
 	if (!x)
 		return;
 	GP_SET(x->summary, "%s binds %s, but no %s rule lets it open %s%s", c->name, nodes,
-	       gp_cgroup_key_prefix(c->check->layout), n > 1 ? "them" : "it",
+	       gp_cgroup_key_prefix(c->check->rt.layout), n > 1 ? "them" : "it",
 	       uvm ? ": cuInit fails (999)" : "");
 	fix_adopt(c, x);
 }
@@ -293,7 +293,7 @@ static void check_opens(const struct recipe_check *c, const struct gp_cg_rules *
 			const bool chosen[GP_MAX_GPUS], const struct gp_recipe_line *l)
 {
 	const struct gp_host *h = &c->check->hs.host;
-	const char *prefix = gp_cgroup_key_prefix(c->check->layout);
+	const char *prefix = gp_cgroup_key_prefix(c->check->rt.layout);
 	char list[384] = "", where[1024];
 	struct gp_finding *x;
 	size_t len = 0, n = 0;

@@ -177,6 +177,13 @@ static bool classify_devn(const char *root, const struct gp_cfgline *c, struct g
 	return true;
 }
 
+/* LXC's environment keys: lxc.environment, and LXC 7's .hooks (the hooks') and .runtime. */
+static bool is_environment_key(const char *key)
+{
+	return strcmp(key, "lxc.environment") == 0 || strcmp(key, "lxc.environment.hooks") == 0 ||
+	       strcmp(key, "lxc.environment.runtime") == 0;
+}
+
 static bool is_allow_key(const char *key)
 {
 	return strcmp(key, "lxc.cgroup.devices.allow") == 0 ||
@@ -234,7 +241,7 @@ static bool classify_first(const char *root, const struct gp_host *host, const s
 		l->kind = GP_RECIPE_HOOK;
 		return true;
 	}
-	if (strcmp(c->key, "lxc.environment") == 0 &&
+	if (is_environment_key(c->key) &&
 	    any_of(c->value, hook_variables, GP_ARRAY_SIZE(hook_variables), true)) {
 		l->kind = GP_RECIPE_ENV;
 		return true;

@@ -147,6 +147,19 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					"lxc.cgroup.devices.* keys on a host whose devices "
 					"controller is cgroup v2",
 					NULL },
+	[GP_FINDING_CGROUP_V1_LXC7] = { "cgroup-v1-lxc7", GP_SEV_ERROR,
+					"lxc.cgroup.* keys under LXC 7, which knows none: the "
+					"container does not start",
+					NULL },
+	[GP_FINDING_CGROUP_V1_PVE9] = { "cgroup-v1-pve9", GP_SEV_WARNING,
+					"lxc.cgroup.* keys on Proxmox VE 9, whose pve-container "
+					"warns of them and writes none",
+					NULL },
+	[GP_FINDING_CGROUP_LAYOUT_ASSUMED] = { "cgroup-layout-assumed", GP_SEV_INFO,
+					       "--root names a capture without "
+					       "proc/self/mountinfo: its device rules are judged "
+					       "by this host's cgroup layout",
+					       NULL },
 	[GP_FINDING_OPTIONAL_MOUNT] = { "optional-mount", GP_SEV_WARNING,
 					"an lxc.mount.entry for an NVIDIA node with \"optional\": "
 					"a missing node is skipped "

@@ -205,6 +205,23 @@ static void print_userspace(const struct gp_userspace *u, const struct gp_inject
 			u->persistenced);
 }
 
+static struct json_object *runtime_json(const struct gp_runtime *rt)
+{
+	static const char *const from[] = { [GP_LAYOUT_HOST] = "host",
+					    [GP_LAYOUT_CAPTURE] = "capture",
+					    [GP_LAYOUT_ASSUMED] = "assumed" };
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "lxc", rt->lxc[0] ? json_object_new_string(rt->lxc) : NULL);
+	json_object_object_add(o, "cgroup",
+			       json_object_new_string(rt->layout == GP_CG_V1 ? "hybrid" : "v2"));
+	json_object_object_add(o, "cgroup_from", json_object_new_string(from[rt->layout_from]));
+	json_object_object_add(o, "pve_container",
+			       rt->pve_container ? json_object_new_int((int)rt->pve_container)
+						 : NULL);
+	return o;
+}
+
 struct json_object *gp_report_json(const struct gp_report *rep)
 {
 	const struct gp_host *h = rep->host;
@@ -213,6 +230,7 @@ struct json_object *gp_report_json(const struct gp_report *rep)
 	struct json_object *majors = json_object_new_object();
 
 	json_object_object_add(o, "root", json_object_new_string(root ? root : "/"));
+	json_object_object_add(o, "runtime", runtime_json(rep->rt));
 	json_object_object_add(o, "driver", driver_json(h));
 	for (size_t i = 0; i < h->ngpus; i++)
 		json_object_array_add(gpus, gpu_json(&h->gpus[i]));
@@ -294,6 +312,9 @@ void gp_report_print(const struct gp_report *rep, FILE *f)
 
 	if (!gp_root_is_host(root))
 		fprintf(f, "root:       %s (not this machine's driver)\n", root);
+	fprintf(f, "runtime:    LXC %s, %s, read from %s\n",
+		rep->rt->lxc[0] ? rep->rt->lxc : "unknown", gp_runtime_layout_words(rep->rt),
+		gp_runtime_from_words(rep->rt));
 	if (!h->driver_loaded) {
 		fprintf(f, "driver:     not loaded (no /proc/driver/nvidia/version)\n");
 		return;

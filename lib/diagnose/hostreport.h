@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "driver/runtime.h"
 #include "host/hmm.h"
 #include "host/host.h"
 #include "host/modules.h"
@@ -16,6 +17,7 @@
 struct gp_report {
 	const char *root;
 	const struct gp_host *host;
+	const struct gp_runtime *rt; /* LXC and the cgroup layout */
 	const struct gp_modules *mods;
 	const struct gp_hmm *hmm;
 	const struct gp_userspace *userspace; /* the driver's libraries the loader's cache names */

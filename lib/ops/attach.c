@@ -16,6 +16,7 @@
 #include "config/ini.h"
 #include "config/lxcconf.h"
 #include "config/pveconf.h"
+#include "driver/runtime.h"
 #include "host/host.h"
 #include "ops/attach.h"
 #include "ops/takeover.h"
@@ -229,7 +230,7 @@ static int rule_line(struct lines *l, const struct gp_target *t, unsigned int ma
 {
 	char key[96], rule[64], line[160];
 
-	snprintf(key, sizeof(key), "%s.allow%s", gp_cgroup_key_prefix(gp_cgroup_layout()), t->sep);
+	snprintf(key, sizeof(key), "%s.allow%s", t->rules, t->sep);
 	snprintf(rule, sizeof(rule), "c %u:%u rwm", major, minor);
 	snprintf(line, sizeof(line), "%s%s", key, rule);
 	return lines_have(l, line) ? 0 : lines_add(l, key, rule);
@@ -772,7 +773,9 @@ int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes)
 	memset(changes, 0, sizeof(*changes));
 	if (!a)
 		return -ENOMEM;
-	r = lock < 0 && !o->dry_run ? -EIO : plan_attach(o, a);
+	r = gp_runtime_can_start(o->rt);
+	if (r == 0)
+		r = lock < 0 && !o->dry_run ? -EIO : plan_attach(o, a);
 	if (r == 0 && o->adopt && o->dry_run)
 		adopt_print_diff(o, a);
 	if (r == 0)

@@ -6,9 +6,11 @@
 #include <stdbool.h>
 
 struct gp_ctx;
+struct gp_runtime;
 
 struct gp_attach_opts {
-	const struct gp_ctx *ctx; /* where: root, confdir, lxcpath, Proxmox VE */
+	const struct gp_ctx *ctx;    /* where: root, confdir, lxcpath, Proxmox VE */
+	const struct gp_runtime *rt; /* LXC's version and the cgroup layout it enforces */
 	const char *name;
 	const char *gpus;	  /* selectors; NULL reuses the ini's */
 	const char *caps;	  /* NULL keeps the ini's caps when gpus is NULL */

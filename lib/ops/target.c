@@ -12,6 +12,7 @@
 #include "base/util.h"
 #include "config/lxcconf.h"
 #include "config/pveconf.h"
+#include "driver/runtime.h"
 #include "ops/target.h"
 
 bool gp_container_running(const char *name, const char *lxcpath)
@@ -115,6 +116,7 @@ int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", o->name);
+	t->rules = gp_cgroup_key_prefix(o->rt->layout);
 	if (o->ctx->pve)
 		return open_pve(o, t);
 	return open_lxc(o, t);

@@ -18,6 +18,7 @@ struct gp_target {
 	bool autodev; /* LXC runs autodev hooks for it (Proxmox always) */
 	bool running;
 	const char *sep;	     /* " = " or ": " between key and value */
+	const char *rules;	     /* the device rules' key: "lxc.cgroup2.devices" */
 	char name[72];		     /* the container's name or Proxmox ID */
 	char lock[PATH_MAX];	     /* the config owner's lock file, held while editing */
 	unsigned long long pve_devs; /* Proxmox: the devN numbers its config uses, as opened */

@@ -34,8 +34,8 @@ static int setup_with(const char *extra)
 	sh("cp -a %s/h200-580-open/. %s && chmod 755 %s", fixtures(), root, root);
 	sh("mkdir -p %s/etc/pve/lxc %s/conf && chmod 755 %s/conf", root, root, root);
 	snprintf(config, sizeof(config), "%s/etc/pve/lxc/" ID ".conf", root);
-	sh("cp %s/pve-lxc-conf/test-debian-005.conf %s && printf '%%s' '%s' >>%s", fixtures(), config,
-	   extra, config);
+	sh("cp %s/pve-lxc-conf/test-debian-005.conf %s && printf '%%s' '%s' >>%s", fixtures(),
+	   config, extra, config);
 	snprintf(confdir, sizeof(confdir), "%s/conf", root);
 	snprintf(ini, sizeof(ini), "%s/etc/pve/gpu-provision/" ID ".ini", root);
 	snprintf(applied, sizeof(applied), "%s/etc/pve/gpu-provision/" ID ".applied", root);
@@ -67,6 +67,7 @@ static int teardown(void **state)
 static struct gp_attach_opts opts(const char *gpus)
 {
 	return (struct gp_attach_opts){ .ctx = test_ctx(root, confdir, NULL, false),
+					.rt = test_runtime(root, false),
 					.name = ID,
 					.gpus = gpus,
 					.hook = "/usr/bin/env",
@@ -74,15 +75,15 @@ static struct gp_attach_opts opts(const char *gpus)
 					.quiet = true };
 }
 
-/* "lxc.cgroup2.devices.allow: c RULE", or lxc.cgroup's where this host's devices are v1. */
+/* "lxc.cgroup2.devices.allow: c RULE", or lxc.cgroup's where the root's devices are v1. */
 static const char *allow(const char *rule)
 {
 	static char buf[4][96];
 	static int slot;
 	char *out = buf[slot++ & 3];
 
-	snprintf(out, sizeof(buf[0]), "%s.allow: c %s", gp_cgroup_key_prefix(gp_cgroup_layout()),
-		 rule);
+	snprintf(out, sizeof(buf[0]), "%s.allow: c %s",
+		 gp_cgroup_key_prefix(test_runtime(root, false)->layout), rule);
 	return out;
 }
 
@@ -173,6 +174,45 @@ static void dry_run_writes_nothing(void **state)
 	assert_int_equal(access(applied, F_OK), -1);
 }
 
+/* Under LXC 7 every rule is lxc.cgroup2's, whatever an older LXC would have written. */
+static void lxc7_writes_cgroup2_only(void **state)
+{
+	struct gp_runtime rt = { .lxc = "7.0.0", .lxc_major = 7, .layout = GP_CG_V2 };
+	_cleanup_free_ char *after = NULL;
+	struct gp_attach_opts o = opts("0");
+
+	(void)state;
+	o.rt = &rt;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	after = slurp(config);
+	assert_non_null(strstr(after, "lxc.cgroup2.devices.allow: c 195:0 rwm"));
+	assert_null(strstr(after, "lxc.cgroup.devices"));
+}
+
+/* LXC 7 cannot start a container on a hybrid host: attach says so and writes nothing. */
+static void lxc7_refuses_hybrid(void **state)
+{
+	struct gp_runtime rt = { .lxc = "7.0.0", .lxc_major = 7, .layout = GP_CG_V1 };
+	_cleanup_free_ char *before = slurp(config), *after = NULL;
+	struct gp_attach_opts o = opts("0");
+
+	(void)state;
+	o.rt = &rt;
+	assert_int_equal(gp_attach(&o, NULL), -GP_EBADCONF);
+	o.dry_run = true;
+	assert_int_equal(gp_attach(&o, NULL), -GP_EBADCONF);
+	after = slurp(config);
+	assert_string_equal(after, before);
+	assert_int_equal(access(ini, F_OK), -1);
+	/* LXC 6 on the same layout writes v1 rules, which it enforces there. */
+	rt = (struct gp_runtime){ .lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V1 };
+	o.dry_run = false;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	free(after);
+	after = slurp(config);
+	assert_non_null(strstr(after, "lxc.cgroup.devices.allow: c 195:0 rwm"));
+}
+
 /* attach refuses a recipe's lines, naming them, and writes nothing. */
 static void attach_refuses_a_recipe(void **state)
 {
@@ -245,6 +285,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(attach_then_detach, setup, teardown),
 		cmocka_unit_test_setup_teardown(attach_again_is_the_same, setup, teardown),
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(lxc7_writes_cgroup2_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(lxc7_refuses_hybrid, setup, teardown),
 		cmocka_unit_test_setup_teardown(attach_refuses_a_recipe, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(adopt_takes_a_recipe_over, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(applied_held_to_the_rule, setup, teardown),

@@ -126,15 +126,14 @@ static void silence(bool on)
 	}
 }
 
-/* Runs the host checks, or container name's with the given cgroup layout; returns them. */
-static const struct gp_findings *run(const char *name, enum gp_cg_layout layout)
+/* Runs the host checks, or container name's, for the runtime rt; returns them. */
+static const struct gp_findings *run_for(const char *name, const struct gp_runtime *rt)
 {
 	struct gp_check_run run;
 
 	memset(&found, 0, sizeof(found));
 	silence(true);
-	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, true)), 0);
-	run.layout = layout;
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, true), rt), 0);
 	if (name)
 		gp_check_container(&run, name, &found);
 	else
@@ -142,6 +141,15 @@ static const struct gp_findings *run(const char *name, enum gp_cg_layout layout)
 	silence(false);
 	gp_check_run_free(&run);
 	return &found;
+}
+
+/* The same with the runtime read for the root, but the given cgroup layout. */
+static const struct gp_findings *run(const char *name, enum gp_cg_layout layout)
+{
+	struct gp_runtime rt = *test_runtime(root, true);
+
+	rt.layout = layout;
+	return run_for(name, &rt);
 }
 
 #define HOST() run(NULL, GP_CG_V2)
@@ -305,6 +313,52 @@ static void cgroup_keys(void **state)
 	assert_ids(CT(), NULL);
 	pve_config("lxc.cgroup.devices.deny: a\nlxc.cgroup2.devices.allow: a\n");
 	assert_ids(CT(), "cgroup-v1-keys", "rule-opens-gpus", NULL);
+	cleanup();
+}
+
+/* LXC 7 refuses every lxc.cgroup.* key; Proxmox VE 9's pve-container warns of them. */
+static void cgroup_keys_lxc7_pve9(void **state)
+{
+	const struct gp_runtime lxc7 = { .lxc = "7.0.0", .lxc_major = 7, .layout = GP_CG_V2 };
+	const struct gp_runtime pve9 = {
+		.lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2, .pve_container = 6
+	};
+	const struct gp_runtime pve8 = {
+		.lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2, .pve_container = 5
+	};
+
+	(void)state;
+	copy_fixture("h200-580-open");
+	/* Twins, as LXC's common.conf writes them: harmless to LXC 6, fatal to LXC 7. */
+	pve_config("lxc.cgroup.devices.deny: a\nlxc.cgroup2.devices.deny: a\n");
+	assert_ids(run_for("101", &lxc7), "cgroup-v1-lxc7", NULL);
+	assert_ids(run_for("101", &pve9), "cgroup-v1-pve9", NULL);
+	assert_ids(run_for("101", &pve8), NULL);
+	/* Any lxc.cgroup.* key, not only the devices'. */
+	pve_config("lxc.cgroup.memory.limit_in_bytes: 1G\n");
+	assert_ids(run_for("101", &lxc7), "cgroup-v1-lxc7", NULL);
+	assert_ids(run_for("101", &pve9), "cgroup-v1-pve9", NULL);
+	/* A rule without its twin is not enforced: that error, once, and no warning too. */
+	pve_config("lxc.cgroup2.devices.deny: a\nlxc.cgroup.devices.deny: a\n"
+		   "lxc.cgroup2.devices.allow: c 1:3 rwm\nlxc.cgroup.devices.allow: c 1:3 rwm\n"
+		   "lxc.cgroup.devices.allow: c 195:0 rwm\n");
+	assert_ids(run_for("101", &pve9), "cgroup-v1-keys", "recipe-lines", NULL);
+	assert_ids(run_for("101", &lxc7), "cgroup-v1-lxc7", "recipe-lines", NULL);
+	/* lxc.cgroup2 alone: nothing for any of them. */
+	pve_config("lxc.cgroup2.devices.deny: a\n");
+	assert_ids(run_for("101", &lxc7), NULL);
+	assert_ids(run_for("101", &pve9), NULL);
+	cleanup();
+}
+
+/* A capture without its mountinfo is judged by this host's layout, and says so. */
+static void layout_assumed(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", "580.159.04");
+	assert_ids(HOST(), NULL);
+	remove_file("/proc/self/mountinfo");
+	assert_ids(HOST(), "cgroup-layout-assumed", NULL);
 	cleanup();
 }
 
@@ -486,7 +540,8 @@ static void missing_container(void **state)
 	pve_config("arch: amd64\nthis is no key value line\n");
 	memset(&found, 0, sizeof(found));
 	silence(true);
-	init = gp_check_run_init(&run, test_ctx(root, confdir, NULL, true));
+	init =
+	    gp_check_run_init(&run, test_ctx(root, confdir, NULL, true), test_runtime(root, true));
 	absent = gp_check_container(&run, "999", &found);
 	broken = gp_check_container(&run, "101", &found);
 	silence(false);
@@ -526,7 +581,8 @@ int main(void)
 		cmocka_unit_test(excluded_gpu),	     cmocka_unit_test(gsp_firmware),
 		cmocka_unit_test(uvm_and_hmm),	     cmocka_unit_test(host_nodes),
 		cmocka_unit_test(daemons),	     cmocka_unit_test(kernel_log),
-		cmocka_unit_test(cgroup_keys),	     cmocka_unit_test(mount_entries),
+		cmocka_unit_test(cgroup_keys),	     cmocka_unit_test(cgroup_keys_lxc7_pve9),
+		cmocka_unit_test(layout_assumed),    cmocka_unit_test(mount_entries),
 		cmocka_unit_test(unprivileged_mode), cmocka_unit_test(hooks),
 		cmocka_unit_test(stale_rules),	     cmocka_unit_test(refused_ini),
 		cmocka_unit_test(missing_container),

@@ -60,7 +60,9 @@ static const struct gp_findings *run(const char *caps, const char *mode, bool in
 	assert_int_equal(gp_ini_set(&conf, "driver", "inject", inject ? "yes" : "no", "t"), 0);
 	assert_int_equal(gp_ini_set(&conf, "driver", "capabilities", caps, "t"), 0);
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_run_init(&run, test_ctx(root, "/nonexistent", NULL, false)), 0);
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, "/nonexistent", NULL, false),
+					   test_runtime(root, false)),
+			 0);
 	gp_check_driver(&run, "101", &conf, rootfs, &found);
 	gp_check_run_free(&run);
 	gp_log_capture_stop(&quiet);

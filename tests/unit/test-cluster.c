@@ -447,7 +447,9 @@ static void run_check(const char *only)
 	struct gp_log_capture quiet;
 
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, true)), 0);
+	assert_int_equal(
+	    gp_check_run_init(&run, test_ctx(root, confdir, NULL, true), test_runtime(root, true)),
+	    0);
 	assert_int_equal(gp_check_cluster(&run, only, &cc), 0);
 	gp_check_run_free(&run);
 	gp_log_capture_stop(&quiet);
@@ -564,7 +566,9 @@ static void ini_node_local(void **state)
 	put_file("/etc/pve/nodes/A/lxc/101.conf", "arch: amd64\n", 0640);
 	put_file("/etc/gpu-provision/101.ini", "[gpu]\ndevices = 0\n", 0644);
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, true)), 0);
+	assert_int_equal(
+	    gp_check_run_init(&run, test_ctx(root, confdir, NULL, true), test_runtime(root, true)),
+	    0);
 	gp_log_capture_stop(&quiet);
 	memset(&f, 0, sizeof(f));
 	gp_check_ini_node_local(&run, "101", &f);
@@ -587,7 +591,9 @@ static void ini_node_local(void **state)
 	new_root("h200-580-open");
 	put_file("/etc/gpu-provision/101.ini", "[gpu]\ndevices = 0\n", 0644);
 	gp_log_capture_start(&quiet);
-	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, false)), 0);
+	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, NULL, false),
+					   test_runtime(root, false)),
+			 0);
 	gp_log_capture_stop(&quiet);
 	memset(&f, 0, sizeof(f));
 	gp_check_ini_node_local(&run, "101", &f);

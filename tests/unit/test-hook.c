@@ -88,6 +88,7 @@ static int teardown(void **state)
 static void attach(const char *gpus)
 {
 	struct gp_attach_opts o = { .ctx = test_ctx(root, confdir, lxcpath, false),
+				    .rt = test_runtime(root, false),
 				    .name = "c1",
 				    .gpus = gpus,
 				    .hook = "/usr/bin/env",

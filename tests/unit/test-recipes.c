@@ -174,6 +174,13 @@ static void selections(void **state)
 	assert_string_equal(selection("lxc.hook.mount = /usr/share/lxc/hooks/nvidia\n"
 				      "lxc.environment = NVIDIA_VISIBLE_DEVICES=1,3\n"),
 			    "1,3");
+	/* LXC 7 says which environment: the hooks' or the container's. */
+	assert_string_equal(selection("lxc.hook.mount = /usr/share/lxc/hooks/nvidia\n"
+				      "lxc.environment.hooks = NVIDIA_VISIBLE_DEVICES=2\n"),
+			    "2");
+	assert_string_equal(selection("lxc.hook.mount = /usr/share/lxc/hooks/nvidia\n"
+				      "lxc.environment.runtime = NVIDIA_VISIBLE_DEVICES=1\n"),
+			    "1");
 	assert_string_equal(selection("lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n"
 				      "lxc.mount.entry: /dev/nvidia4 dev/nvidia4 none bind\n"),
 			    "4");
@@ -277,8 +284,10 @@ static size_t check_lines(const char *name, bool pve, enum gp_cg_layout layout, 
 	assert_non_null(f);
 	dup2(devnull, 2);
 	close(devnull);
-	assert_int_equal(gp_check_run_init(&run, test_ctx(root, confdir, lxcpath, pve)), 0);
-	run.layout = layout;
+	assert_int_equal(
+	    gp_check_run_init(&run, test_ctx(root, confdir, lxcpath, pve), test_runtime(root, pve)),
+	    0);
+	run.rt.layout = layout;
 	assert_int_equal(gp_check_container(&run, name, f), 0);
 	gp_check_run_free(&run);
 	dup2(saved, 2);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "base/ctx.h"
+#include "driver/runtime.h"
 
 /* Runs a shell command made from fmt; the test fails unless it exits 0. */
 __attribute__((unused, format(printf, 1, 2))) static void sh(const char *fmt, ...)
@@ -52,6 +53,17 @@ __attribute__((unused)) static const struct gp_ctx *test_ctx(const char *root, c
 
 	gp_ctx_init(ctx, root, confdir, lxcpath, pve, GP_CTX_ALL);
 	return ctx;
+}
+
+/* The runtime gpu-provision reads for a root (the capture's layout) and pve, kept likewise. */
+__attribute__((unused)) static const struct gp_runtime *test_runtime(const char *root, bool pve)
+{
+	static struct gp_runtime kept[8];
+	static unsigned int next;
+	struct gp_runtime *rt = &kept[next++ % 8];
+
+	gp_runtime_read(test_ctx(root, "/nonexistent", NULL, pve), rt);
+	return rt;
 }
 
 #endif
