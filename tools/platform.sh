@@ -116,12 +116,15 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 # The cached packages linked in, and the new ones linked back after each command: trees of
 # one suite that run at the same time share the files, not apt's lock on the directory
 # (copies where the cache is on another file system).
-link_debs() { # link_debs FROM TO
-	find "$1" -maxdepth 1 -name '*.deb' -links 1 -exec cp -l -n -t "$2" {} + 2>/dev/null ||
-		find "$1" -maxdepth 1 -name '*.deb' -exec cp -n -t "$2" {} +
+link_debs() { # link_debs FROM TO: each .deb of FROM that TO lacks
+	local f
+	for f in "$1"/*.deb; do
+		if [ -e "$f" ] && [ ! -e "$2/${f##*/}" ]; then
+			ln "$f" "$2/" 2>/dev/null || cp "$f" "$2/"
+		fi
+	done
 }
-find "$archives" -maxdepth 1 -name '*.deb' -exec cp -l -t "$root/var/cache/apt/archives" {} + 2>/dev/null ||
-	find "$archives" -maxdepth 1 -name '*.deb' -exec cp -t "$root/var/cache/apt/archives" {} +
+link_debs "$archives" "$root/var/cache/apt/archives"
 keep_debs() { link_debs "$root/var/cache/apt/archives" "$archives" || true; }
 git clone -q "$top" "$root/root/gpu-provision"
 what="clone of $(git -C "$top" rev-parse --short HEAD)"
