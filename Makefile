@@ -298,7 +298,9 @@ uninstall:
 
 # The Debian package (debian/, debhelper), built from a copy of the tree in $(BUILD)/deb,
 # where the .deb lands; debian/control must list tools/packages' build and run roles.
-# deb-check installs, upgrades, removes and purges it in a bookworm chroot (as root).
+# deb-check builds it on each of DEB_SUITES, runs that release's lintian, and installs,
+# upgrades, removes and purges it in a clean chroot of that release (as root).
+DEB_SUITES ?= bookworm trixie
 .PHONY: deb deb-check
 deb:
 	@tools/deps.sh build pkg
@@ -308,7 +310,7 @@ deb:
 deb-check:
 	@tools/deps.sh build pkg
 	@tools/check-debian-deps.sh
-	@tools/deb-check.sh $(BUILD)/deb
+	@tools/deb-check.sh $(BUILD)/deb $(DEB_SUITES)
 
 deps:
 	@tools/deps.sh
@@ -348,6 +350,14 @@ integration: all tests-helpers
 check: deps
 	$(MAKE) all unit
 	$(MAKE) integration
+
+# The README's commands on the platforms .ci/run leaves out (docs/platforms.md), each in a
+# fresh tree of its Debian release and cgroup layout (tools/platform.sh).
+PLATFORMS ?= bookworm:v2 trixie:hybrid sid:v2
+.PHONY: check-platforms
+check-platforms:
+	@tools/deps.sh pkg
+	@tools/check-platforms.sh $(BUILD)/platforms $(PLATFORMS)
 
 # Slower: a debootstrapped Debian 11 container (glibc 2.31) for the probe.
 check-slow: deps

@@ -1,19 +1,52 @@
 #!/bin/bash
-# make deb-check: the Debian package installed, upgraded, removed and purged in a clean
-# Debian 12 chroot (debootstrap --variant=minbase bookworm, made once and cached in
-# /var/cache/gpu-provision-ci, copied per run), with its dependencies from the mirror.
-# The previous version is this tree built under VERSION~prev (debian/changelog's first
-# line changed in the scratch copy): the upgrade path, not an old tree's behaviour.
-# Also: lintian, and make install and make uninstall into a DESTDIR leave no file behind.
-# Usage (as root): tools/deb-check.sh OUTDIR
+# make deb-check: the Debian package built on a Debian release, checked by that release's
+# lintian, and installed, upgraded, removed and purged in a clean chroot of that release
+# (its minbase tree, tools/platform.sh --base, copied per run), with its dependencies from
+# the mirror. The previous version is this tree built under VERSION~prev (debian/changelog's
+# first line changed in the scratch copy): the upgrade path, not an old tree's behaviour.
+# Also: make install and make uninstall into a DESTDIR leave no file behind.
+# Each SUITE other than this machine's own release is checked in a fresh tree of that
+# release (tools/platform.sh --worktree: this checkout as it is, uncommitted changes too).
+# Usage (as root): tools/deb-check.sh OUTDIR [SUITE...]   (default: this machine's release)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:?usage: tools/deb-check.sh OUTDIR}
-CACHE=${GP_CI_CACHE:-/var/cache/gpu-provision-ci}
-BASE=$CACHE/bookworm-minbase
-DEBS=$CACHE/debs
-MIRROR=${GP_MIRROR:-http://deb.debian.org/debian}
+out=${1:?usage: tools/deb-check.sh OUTDIR [bookworm|trixie|sid...]}
+shift
 [ "$(id -u)" -eq 0 ] || { echo "deb-check: run as root (chroot, apt in it)" >&2; exit 1; }
+
+# This machine's release as debootstrap names it: sid's os-release names the next one.
+here=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
+grep -q '/sid$' /etc/debian_version 2>/dev/null && here=sid
+if [ $# -gt 0 ]; then
+	rc=0 done_list=""
+	for suite in "$@"; do
+		case $suite in
+		bookworm | trixie | sid) ;;
+		*) echo "deb-check: unknown suite \"$suite\" (bookworm, trixie or sid)" >&2; exit 2 ;;
+		esac
+		echo "deb-check: on $suite"
+		src=0
+		if [ "$suite" = "$here" ]; then
+			"$0" "$out" || src=$?
+		else
+			"$top/tools/platform.sh" --worktree "$suite" v2 \
+				'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends make >/dev/null' \
+				"make deb-check DEB_SUITES=$suite" || src=$?
+		fi
+		if [ "$src" -eq 0 ]; then
+			done_list="$done_list $suite: passed;"
+		else
+			done_list="$done_list $suite: FAILED (exit $src);" rc=1
+		fi
+	done
+	echo "deb-check:${done_list%;}"
+	exit "$rc"
+fi
+BASE=$("$top/tools/platform.sh" --base "$here")
+CACHE=${GP_PLATFORM_CACHE:-/var/cache/gpu-provision-ci/fresh}
+DEBS=$CACHE/archives-$here
+MIRROR=${GP_MIRROR:-http://deb.debian.org/debian}
+echo "deb-check: Debian $here ($(cat /etc/debian_version)), lintian $(lintian --print-version 2>/dev/null || echo missing)"
 
 passed=0 failed=0
 ok() { echo "  ok   $*"; passed=$((passed + 1)); }
@@ -52,15 +85,9 @@ make -s -C "$top" BUILD="$out/obj" PREFIX=/usr DESTDIR="$W/destdir" uninstall >/
 left=$(find "$W/destdir" ! -type d)
 expect "make uninstall leaves no file${left:+: $left}" test -z "$left"
 
-if [ ! -x "$BASE/usr/bin/apt-get" ]; then
-	echo "deb-check: debootstrap --variant=minbase bookworm (once, cached in $BASE)"
-	rm -rf "$BASE.tmp"
-	mkdir -p "$CACHE"
-	debootstrap --variant=minbase bookworm "$BASE.tmp" "$MIRROR" >"$CACHE/debootstrap.log"
-	mv "$BASE.tmp" "$BASE"
-fi
 mkdir -p "$DEBS"
 cp -a "$BASE" "$R"
+rm -f "$R/.complete"
 cp /etc/resolv.conf "$R/etc/resolv.conf"
 printf '#!/bin/sh\nexit 101\n' >"$R/usr/sbin/policy-rc.d" # no service starts in the chroot
 chmod 755 "$R/usr/sbin/policy-rc.d"
