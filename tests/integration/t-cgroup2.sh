@@ -11,7 +11,10 @@ cgroup_is_v2() { [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; }
 # in its rootfs by the host before the start, gives EPERM: the BPF program refuses it.
 test_v2_bpf_isolation() {
 	local pid cg
-	cgroup_is_v2 || { echo "needs the pure cgroup v2 layout (tools/platform.sh SUITE v2); this one is $(stat -f -c %T /sys/fs/cgroup)"; return 77; }
+	cgroup_is_v2 || {
+		echo "needs the pure cgroup v2 layout (tools/platform.sh SUITE v2); here /sys/fs/cgroup is a $(stat -f -c %T /sys/fs/cgroup) of cgroup v1 hierarchies"
+		return 77
+	}
 	make_root quad-550-proprietary "$WORK/c2"
 	new_container "$P" c2
 	mknod -m 0666 "$P/c2/rootfs/nvidia0" c 195 0
