@@ -13,6 +13,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "driver/rootdev.h"
+#include "driver/runtime.h"
 #include "ops/create.h"
 #include "ops/target.h"
 
@@ -323,5 +324,8 @@ int gp_create(const struct gp_create_opts *o)
 			 "after creating");
 		return -GP_EBADCONF;
 	}
+	/* Before the container is made: one that could never start is not made. */
+	if (gp_runtime_can_start(o->attach.rt) < 0)
+		return -GP_EBADCONF;
 	return pve ? create_pve(o) : create_lxc(o);
 }
