@@ -1,28 +1,40 @@
 #!/bin/bash
 # make bench: median container start time with gpu-hook versus the same container given the
 # same nodes by static lxc.mount.entry lines (the recipe), started alternately in one run.
-# A third twin has the static lines plus two hooks that do nothing (/bin/true as pre-start
-# and autodev): what LXC's way of running hooks costs by itself, whatever they do. A fourth
-# is the hook twin with the driver's user space injected (compute, utility; test doubles
-# made under the --root): what the injection adds to a start.
+# Two more twins have the static lines plus as many hooks as the hook twin's config has
+# (pre-start, autodev, post-stop) that do nothing: /bin/true, which is linked dynamically,
+# and a static no-op built as gpu-hook is (-static-pie), whose start costs no loader: what
+# LXC's way of running hooks costs by itself, whatever they do. gpu-hook's own work is its
+# start over the static no-ops': the same number of hooks, linked the same way. A fifth is
+# the hook twin with the driver's user space injected (compute, utility; test doubles made
+# under the --root): what the injection adds to a start.
 # ROUNDS=N sets the number of starts of each (default 31).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 ROUNDS=${ROUNDS:-31}
+TWINS="hook static noop snoop inject"
 use_trusted_install || exit 1 # attach writes only a gpu-hook root alone can change
 WORK=$(mktemp -d /tmp/gp-bench.XXXXXX)
 chmod 755 "$WORK"
 P=$WORK/lxc CONF=$WORK/conf
 mkdir -p "$P" "$CONF"
-trap 'for c in hook static noop inject; do lxc-stop -P "$P" -n $c -k >/dev/null 2>&1 || true; done; rm -rf "$WORK" ${GP_INSTALLED:+"$GP_INSTALLED"}' EXIT
+trap 'for c in $TWINS; do lxc-stop -P "$P" -n $c -k >/dev/null 2>&1 || true; done; rm -rf "$WORK" ${GP_INSTALLED:+"$GP_INSTALLED"}' EXIT
+
+# cgroup_layout: how this host's cgroups are mounted, as LXC meets them.
+cgroup_layout() {
+	if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+		echo "unified (cgroup v2)"
+	elif awk '$0 ~ / - cgroup / && $NF ~ /(^|,)devices(,|$)/ {f = 1} END {exit !f}' /proc/self/mountinfo; then
+		echo "hybrid (v1 devices)"
+	else
+		echo "v1 without devices"
+	fi
+}
 
 make_root h200-580-open "$WORK/root"
 add_host_userspace "$WORK/root" 580.159.04
-new_container "$P" hook
-new_container "$P" static
-new_container "$P" noop
-new_container "$P" inject
+for c in $TWINS; do new_container "$P" "$c"; done
 "$GP" --root "$WORK/root" --confdir "$CONF" --lxcpath "$P" attach hook --gpus all --no-inject >/dev/null
 "$GP" --root "$WORK/root" --confdir "$CONF" --lxcpath "$P" attach inject --gpus all --inject \
 	--capabilities compute,utility >/dev/null
@@ -31,8 +43,15 @@ grep 'devices.allow = c' "$CONF/hook.applied" >>"$P/static/config"
 for n in nvidiactl nvidia0 nvidia-uvm nvidia-uvm-tools; do
 	echo "lxc.mount.entry = $WORK/root/dev/$n dev/$n none bind,create=file 0 0" >>"$P/static/config"
 done
-grep -v '^lxc.include' "$P/static/config" | grep 'devices.allow = c\|mount.entry = /tmp' >>"$P/noop/config"
-printf '%s\n' "lxc.hook.pre-start = /bin/true" "lxc.hook.autodev = /bin/true" >>"$P/noop/config"
+# The no-op twins: the static twin's lines and one no-op per hook line of the hook twin's.
+printf 'int main(void)\n{\n\treturn 0;\n}\n' | ${CC:-cc} -O2 -static-pie -x c -o "$WORK/noop" -
+hooks=$(grep -c '^lxc\.hook\.' "$P/hook/config")
+for c in noop snoop; do
+	noop=/bin/true
+	[ $c = noop ] || noop=$WORK/noop
+	grep -v '^lxc.include' "$P/static/config" | grep 'devices.allow = c\|mount.entry = /tmp' >>"$P/$c/config"
+	grep '^lxc\.hook\.' "$P/hook/config" | sed "s|=.*|= $noop|" >>"$P/$c/config"
+done
 
 ms_now() { date +%s%N; }
 start_ms() { # start_ms NAME: wall time of lxc-start until the container runs, in microseconds
@@ -47,39 +66,44 @@ start_ms() { # start_ms NAME: wall time of lxc-start until the container runs, i
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 quartiles() { sort -n | awk '{v[NR]=$1} END {printf "%.1f-%.1f", v[int((NR+3)/4)] / 1000, v[int((3*NR+1)/4)] / 1000}'; }
 
-: >"$WORK/hook.us"; : >"$WORK/static.us"; : >"$WORK/noop.us"; : >"$WORK/inject.us"
 # Warm caches; the inject twin's first start writes its loader cache, as any first start does.
-for c in hook static noop inject; do start_ms $c >/dev/null; done
+for c in $TWINS; do
+	: >"$WORK/$c.us"
+	start_ms "$c" >/dev/null
+done
 lxc-start -P "$P" -n inject
 files=$(grep -c '^\(lib\|bin\|cfg\) ' "$WORK/root/run/gpu-provision/inject.inject")
 in_ct "$P" inject 'nvidia-smi' | grep -q 'nvmlInit_v2 0' || { echo "bench: inject has no nvidia-smi" >&2; exit 1; }
 lxc-stop -P "$P" -n inject -k
+# Each round starts every twin once, the order turned by one each round.
+read -ra twins <<<"$TWINS"
 for i in $(seq "$ROUNDS"); do
-	case $((i % 4)) in
-	0) order="hook static noop inject" ;;
-	1) order="static noop inject hook" ;;
-	2) order="noop inject hook static" ;;
-	*) order="inject hook static noop" ;;
-	esac
-	for c in $order; do start_ms $c >>"$WORK/$c.us"; done
+	for k in "${!twins[@]}"; do
+		c=${twins[$(((i + k) % ${#twins[@]}))]}
+		start_ms "$c" >>"$WORK/$c.us"
+	done
 done
 h=$(median <"$WORK/hook.us")
 s=$(median <"$WORK/static.us")
 n=$(median <"$WORK/noop.us")
+z=$(median <"$WORK/snoop.us")
 j=$(median <"$WORK/inject.us")
 echo "bench: container start, median of $ROUNDS alternating starts each (4 nodes)"
+echo "  on $(lxc-start --version | head -1 | sed 's/^/LXC /'), cgroups $(cgroup_layout), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 nq=$(quartiles <"$WORK/noop.us")
+zq=$(quartiles <"$WORK/snoop.us")
 sq=$(quartiles <"$WORK/static.us")
 hq=$(quartiles <"$WORK/hook.us")
 jq=$(quartiles <"$WORK/inject.us")
-awk -v s="$s" -v h="$h" -v n="$n" -v j="$j" -v sq="$sq" -v hq="$hq" -v nq="$nq" -v jq="$jq" \
-	-v files="$files" 'BEGIN {
-	printf "  static lxc.mount.entry:   %6.1f ms (quartiles %s)\n", s / 1000, sq
-	printf "  + two no-op hooks:        %6.1f ms (quartiles %s)\n", n / 1000, nq
-	printf "  gpu-hook:                 %6.1f ms (quartiles %s)\n", h / 1000, hq
-	printf "  ratio hook/static:        %6.3f (goal: under 1.05)\n", h / s
-	printf "  ratio no-op hooks/static: %6.3f (what any two LXC hooks cost)\n", n / s
-	printf "  ratio hook/no-op hooks:   %6.3f (what gpu-hook does beyond that)\n", h / n
-	printf "  gpu-hook + injection:     %6.1f ms (quartiles %s), %d files injected\n", j / 1000, jq, files
-	printf "  injection adds:           %6.1f ms (goal: under 5 ms), ratio %.3f\n", (j - h) / 1000, j / h
+awk -v s="$s" -v h="$h" -v n="$n" -v z="$z" -v j="$j" -v sq="$sq" -v hq="$hq" -v nq="$nq" \
+	-v zq="$zq" -v jq="$jq" -v files="$files" -v k="$hooks" 'BEGIN {
+	printf "  static lxc.mount.entry:       %6.1f ms (quartiles %s)\n", s / 1000, sq
+	printf "  + %d no-op hooks (/bin/true): %6.1f ms (quartiles %s)\n", k, n / 1000, nq
+	printf "  + %d no-op hooks (static):    %6.1f ms (quartiles %s)\n", k, z / 1000, zq
+	printf "  gpu-hook (%d hooks):          %6.1f ms (quartiles %s)\n", k, h / 1000, hq
+	printf "  ratio hook/static:            %6.3f (goal: under 1.05)\n", h / s
+	printf "  ratio no-op hooks/static:     %6.3f /bin/true, %.3f static (what any LXC hooks cost)\n", n / s, z / s
+	printf "  ratio hook/no-op hooks:       %6.3f /bin/true, %.3f static (what gpu-hook does beyond that; goal: static under 1.03)\n", h / n, h / z
+	printf "  gpu-hook + injection:         %6.1f ms (quartiles %s), %d files injected\n", j / 1000, jq, files
+	printf "  injection adds:               %6.1f ms (goal: under 5 ms), ratio %.3f\n", (j - h) / 1000, j / h
 }'
