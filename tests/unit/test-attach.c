@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "ops/attach.h"
+#include "ops/create.h"
 #include "plan/cgroup.h"
 
 #define ID "101"
@@ -213,6 +214,23 @@ static void lxc7_refuses_hybrid(void **state)
 	assert_non_null(strstr(after, "lxc.cgroup.devices.allow: c 195:0 rwm"));
 }
 
+/*
+ * create makes no container that LXC 7 could not start: refused before pct is asked
+ * (there is none here: asked, it would fail otherwise).
+ */
+static void create_refused_for_lxc7_hybrid(void **state)
+{
+	struct gp_runtime rt = { .lxc = "7.0.0", .lxc_major = 7, .layout = GP_CG_V1 };
+	struct gp_create_opts c = { .attach = opts("0"), .ostemplate = "local:vztmpl/d.tar.zst" };
+
+	(void)state;
+	c.attach.rt = &rt;
+	c.attach.name = "102";
+	assert_int_equal(gp_create(&c), -GP_EBADCONF);
+	rt = (struct gp_runtime){ .lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V1 };
+	assert_int_not_equal(gp_create(&c), -GP_EBADCONF);
+}
+
 /* attach refuses a recipe's lines, naming them, and writes nothing. */
 static void attach_refuses_a_recipe(void **state)
 {
@@ -287,6 +305,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(lxc7_writes_cgroup2_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(lxc7_refuses_hybrid, setup, teardown),
+		cmocka_unit_test_setup_teardown(create_refused_for_lxc7_hybrid, setup, teardown),
 		cmocka_unit_test_setup_teardown(attach_refuses_a_recipe, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(adopt_takes_a_recipe_over, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(applied_held_to_the_rule, setup, teardown),
