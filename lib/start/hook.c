@@ -341,17 +341,17 @@ static void warn_privileged(const char *name, const struct gp_ini *conf)
  * The container's device rules alone (its config walked with an empty plan), for a
  * portable selection to prefer the GPUs they cover; NULL when there is no config to read.
  */
-static struct config_scan *rules_of(const struct gp_ctx *ctx, const char *path, const char *name)
+static struct config_scan *rules_of(const struct gp_ctx *ctx, const char *path, const char *name,
+				    enum gp_cg_layout layout)
 {
 	static const struct gp_plan none;
 	struct config_scan *s = path ? calloc(1, sizeof(*s)) : NULL;
 
 	if (!s)
 		return NULL;
-	*s = (struct config_scan){ .prefix = gp_cgroup_key_prefix(gp_cgroup_layout()),
-				   .ctx = ctx,
-				   .name = name,
-				   .plan = &none };
+	*s = (struct config_scan){
+		.prefix = gp_cgroup_key_prefix(layout), .ctx = ctx, .name = name, .plan = &none
+	};
 	if (gp_lxcconf_walk(path, scan_line, s) < 0) {
 		free(s);
 		return NULL; /* check_config says why, after */
@@ -365,13 +365,14 @@ static int plan_start(const struct gp_ctx *ctx, const char *name, const struct g
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
 	_cleanup_free_ struct config_scan *scan = NULL;
 	_cleanup_free_ char *path = gp_plan_path(ctx->root, name);
+	enum gp_cg_layout layout = gp_cgroup_layout(); /* a walk of the mount table: once */
 	bool idmapped = true;
 	int lock, r;
 
 	if (!plan || !path)
 		return -ENOMEM;
 	if (gp_selection_is_portable(conf->devices))
-		scan = rules_of(ctx, lxc_config, name);
+		scan = rules_of(ctx, lxc_config, name, layout);
 	lock = gp_alloc_lock(ctx->root, name);
 	if (lock < 0)
 		return lock;
@@ -387,7 +388,7 @@ static int plan_start(const struct gp_ctx *ctx, const char *name, const struct g
 	if (r == 0)
 		r = check_applied_majors(ctx, name, &host->majors, plan);
 	if (r == 0)
-		r = check_config(ctx, lxc_config, gp_cgroup_layout(), plan, name, &idmapped);
+		r = check_config(ctx, lxc_config, layout, plan, name, &idmapped);
 	if (r == 0)
 		r = gp_plan_write(path, plan);
 	gp_alloc_unlock(ctx->root, lock);
