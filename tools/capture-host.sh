@@ -1,9 +1,10 @@
 #!/bin/sh
 # A capture of this host's driver-facing files, laid out as a root for --root DIR: what
-# gpu-provision reads of the driver, the modules, the GPUs' PCI functions, the kernel and
-# the cgroup layout (proc/self/mountinfo), with the device nodes listed in dev-nodes.txt
-# (git holds no nodes: tests make them) and, for people, what nvidia-smi, the loader's
-# cache and LXC said. Nothing is changed on the host; run it as root to read every file.
+# gpu-provision reads of the driver, the modules, the GPUs' PCI functions, the kernel, the
+# cgroup layout (proc/self/mountinfo) and the release (etc/os-release), with the device
+# nodes listed in dev-nodes.txt (git holds no nodes: tests make them) and, for people, what
+# nvidia-smi, the loader's cache and LXC said. Nothing is changed on the host; run it as
+# root to read every file.
 # Usage: tools/capture-host.sh DIR   (DIR must not exist)
 set -eu
 out=${1:?usage: tools/capture-host.sh DIR}
@@ -27,7 +28,7 @@ link() {
 }
 
 copy /proc/devices /proc/modules /proc/cmdline /proc/sys/kernel/osrelease /proc/config.gz
-copy /proc/self/mountinfo "/boot/config-$(uname -r)"
+copy /proc/self/mountinfo "/boot/config-$(uname -r)" /etc/os-release
 find /proc/driver/nvidia /proc/driver/nvidia-caps -type f 2>/dev/null | while read -r f; do
 	copy "$f"
 done

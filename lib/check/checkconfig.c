@@ -16,7 +16,10 @@
 #include "plan/plan.h"
 #include "plan/planner.h"
 
-/* The config file of the container: its Proxmox VE config, or what liblxc names. */
+/*
+ * The config file of the container: its Proxmox VE config, or what liblxc names, or where
+ * liblxc keeps one it cannot load (LXC 7's refusal of lxc.cgroup.* keys is a finding).
+ */
 static int config_path(const struct gp_check_run *run, const char *name, char *out, size_t size)
 {
 	struct lxc_container *c;
@@ -32,6 +35,8 @@ static int config_path(const struct gp_check_run *run, const char *name, char *o
 	path = c && c->is_defined(c) ? c->config_file_name(c) : NULL;
 	if (c)
 		lxc_container_put(c);
+	else
+		path = gp_lxc_config_file(run->ctx->lxcpath, name);
 	snprintf(out, size, "%s", path ? path : "");
 	free(path);
 	return path ? 0 : -ENOENT;
@@ -168,7 +173,7 @@ static enum gp_finding_id v1_key_finding(const struct gp_check_run *run,
 	if (run->rt.layout == GP_CG_V2 && strncmp(l->key, "lxc.cgroup.devices.", 19) == 0 &&
 	    !has_v2_twin(c, l))
 		return GP_FINDING_CGROUP_V1_KEYS;
-	if (run->rt.pve_container >= 6)
+	if (run->rt.pve >= 9)
 		return GP_FINDING_CGROUP_V1_PVE9;
 	return GP_FINDING_COUNT;
 }
@@ -185,8 +190,9 @@ static void say_v1_keys(const struct gp_check_run *run, enum gp_finding_id id, c
 		GP_SET(x->summary, "%s uses lxc.cgroup.devices.* on a cgroup v2 host: not enforced",
 		       name);
 	else
-		GP_SET(x->summary, "%s uses lxc.cgroup.* keys, which pve-container %u warns of",
-		       name, run->rt.pve_container);
+		GP_SET(x->summary,
+		       "%s uses lxc.cgroup.* keys, which Proxmox VE %u's pve-container warns of",
+		       name, run->rt.pve);
 	GP_SET(x->evidence, "%s", at);
 	GP_SET(x->fix,
 	       "write them as lxc.cgroup2.*; gpu-provision adopt %s replaces NVIDIA's, sync %s "

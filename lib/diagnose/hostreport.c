@@ -216,9 +216,7 @@ static struct json_object *runtime_json(const struct gp_runtime *rt)
 	json_object_object_add(o, "cgroup",
 			       json_object_new_string(rt->layout == GP_CG_V1 ? "hybrid" : "v2"));
 	json_object_object_add(o, "cgroup_from", json_object_new_string(from[rt->layout_from]));
-	json_object_object_add(o, "pve_container",
-			       rt->pve_container ? json_object_new_int((int)rt->pve_container)
-						 : NULL);
+	json_object_object_add(o, "pve", rt->pve ? json_object_new_int((int)rt->pve) : NULL);
 	return o;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The container runtime: LXC's version from liblxc, the cgroup layout, pve-container. */
+/* The container runtime: LXC's version from liblxc, the cgroup layout, Proxmox VE's release. */
 #include <lxc/lxccontainer.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/paths.h"
@@ -11,7 +12,6 @@
 #include "driver/runtime.h"
 
 #define MOUNTINFO_MAX (4u << 20)
-#define DPKG_STATUS_MAX (64u << 20)
 
 static void read_layout(const char *root, struct gp_runtime *rt)
 {
@@ -26,39 +26,24 @@ static void read_layout(const char *root, struct gp_runtime *rt)
 	rt->layout = gp_cgroup_layout_parse(buf);
 }
 
-/* Where a field ("\nVersion: ") begins in the stanza [s, end), or NULL. */
-static const char *field_in(const char *s, const char *end, const char *field)
-{
-	const char *f = strstr(s, field);
-
-	return f && f < end ? f + strlen(field) : NULL;
-}
-
-/* The major of an installed package's version in a dpkg status file, or 0. */
-static unsigned int installed_major(const char *status, const char *package)
-{
-	char head[128];
-	const char *s, *end, *version;
-
-	snprintf(head, sizeof(head), "\nPackage: %s\n", package);
-	s = strncmp(status, head + 1, strlen(head + 1)) == 0 ? status : strstr(status, head);
-	if (!s)
-		return 0;
-	end = strstr(s + 1, "\n\n");
-	end = end ? end : s + strlen(s);
-	version = field_in(s, end, "\nVersion: ");
-	if (!version || !field_in(s, end, "\nStatus: install ok installed\n"))
-		return 0;
-	return (unsigned int)strtoul(version, NULL, 10);
-}
-
-static unsigned int read_pve_container(const char *root)
+/*
+ * Proxmox VE's release by its Debian's, as <root>/etc/os-release says it (VERSION_ID="13":
+ * Proxmox VE 9, "12": 8), or 0 where it says none.
+ */
+static unsigned int read_pve_release(const char *root)
 {
 	_cleanup_free_ char *buf = NULL;
+	const char *v;
+	unsigned long debian;
 
-	if (gp_read_file_at(root, "/var/lib/dpkg/status", DPKG_STATUS_MAX, &buf, NULL) < 0)
+	if (gp_read_file_at(root, "/etc/os-release", 65536, &buf, NULL) < 0)
 		return 0;
-	return installed_major(buf, "pve-container");
+	v = strncmp(buf, "VERSION_ID=", 11) == 0 ? buf : strstr(buf, "\nVERSION_ID=");
+	if (!v)
+		return 0;
+	v += v == buf ? 11 : 12;
+	debian = strtoul(v + (*v == '"'), NULL, 10);
+	return debian >= 5 ? (unsigned int)debian - 4 : 0;
 }
 
 void gp_runtime_read(const struct gp_ctx *ctx, struct gp_runtime *rt)
@@ -70,7 +55,7 @@ void gp_runtime_read(const struct gp_ctx *ctx, struct gp_runtime *rt)
 	rt->lxc_major = (unsigned int)strtoul(rt->lxc, NULL, 10);
 	read_layout(ctx->root, rt);
 	if (ctx->pve)
-		rt->pve_container = read_pve_container(ctx->root);
+		rt->pve = read_pve_release(ctx->root);
 }
 
 const char *gp_runtime_layout_words(const struct gp_runtime *rt)
@@ -99,4 +84,17 @@ int gp_runtime_can_start(const struct gp_runtime *rt)
 		 "(Debian's default since 11), or use LXC 6",
 		 rt->lxc, gp_runtime_layout_words(rt), gp_runtime_from_words(rt), rt->lxc_major);
 	return -GP_EBADCONF;
+}
+
+char *gp_lxc_config_file(const char *lxcpath, const char *name)
+{
+	const char *dir = lxcpath ? lxcpath : lxc_get_global_config_item("lxc.lxcpath");
+	char *path = NULL;
+
+	if (!dir || asprintf(&path, "%s/%s/config", dir, name) < 0)
+		return NULL;
+	if (access(path, F_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
 }

@@ -16,14 +16,14 @@ enum gp_layout_from {
 /*
  * The container runtime a command writes for and judges by, read once per command: LXC's
  * version (liblxc's own, whatever the root), the cgroup layout LXC enforces device rules
- * in (the capture's under --root), and Proxmox VE's pve-container where there is one.
+ * in (the capture's under --root), and Proxmox VE's release where there is one.
  */
 struct gp_runtime {
 	char lxc[32];		  /* liblxc's version as it says it ("6.0.4"); "" unknown */
 	unsigned int lxc_major;	  /* 0 unknown */
 	enum gp_cg_layout layout; /* where LXC enforces device rules */
 	enum gp_layout_from layout_from;
-	unsigned int pve_container; /* pve-container's major (5: Proxmox VE 8, 6: 9); 0 none */
+	unsigned int pve; /* Proxmox VE's release (8, 9) by its Debian's; 0 off it */
 };
 
 /* The first LXC release that knows no cgroup v1 and no lxc.cgroup.* key. */
@@ -40,5 +40,12 @@ const char *gp_runtime_from_words(const struct gp_runtime *rt);
  * hybrid host) and returns -GP_EBADCONF: nothing may be written for a start that fails.
  */
 int gp_runtime_can_start(const struct gp_runtime *rt);
+
+/*
+ * The config file liblxc keeps for container name under lxcpath (NULL: liblxc's own),
+ * malloc'd; NULL when there is none or out of memory. For a config liblxc cannot load
+ * (LXC 7 loads none with an lxc.cgroup.* key), which is still the container's.
+ */
+char *gp_lxc_config_file(const char *lxcpath, const char *name);
 
 #endif

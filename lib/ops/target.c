@@ -25,12 +25,53 @@ bool gp_container_running(const char *name, const char *lxcpath)
 	return running;
 }
 
+static int autodev_off(const char *key, const char *value, const char *file, unsigned int line,
+		       void *user)
+{
+	(void)file;
+	(void)line;
+	if (strcmp(key, "lxc.autodev") == 0)
+		*(bool *)user = strcmp(value, "0") == 0;
+	return 0;
+}
+
+/*
+ * A config liblxc cannot load (LXC 7 refuses lxc.cgroup.* keys) is still the container's:
+ * its file is edited as liblxc's would be, under liblxc's lock, and what liblxc would say
+ * of it is read from the file. A container liblxc cannot load does not run.
+ */
+static int open_unloadable(const struct gp_attach_opts *o, const char *config, struct gp_target *t)
+{
+	_cleanup_free_ char *dir = strdup(config), *lock = NULL;
+	bool off = false;
+
+	if (!dir)
+		return -ENOMEM;
+	*strrchr(dir, '/') = '\0';
+	*strrchr(dir, '/') = '\0';
+	gp_warn("liblxc %s cannot load %s (LXC 7 refuses lxc.cgroup.* keys): editing the file as "
+		"it stands",
+		lxc_get_version(), config);
+	lock = gp_lock_lxc_path(dir, o->name);
+	snprintf(t->config, sizeof(t->config), "%s", config);
+	snprintf(t->lock, sizeof(t->lock), "%s", lock ? lock : "");
+	t->lock_kind = GP_LOCK_OFD;
+	gp_lxcconf_walk(config, autodev_off, &off);
+	t->autodev = !off;
+	t->kind = GP_TARGET_LXC;
+	t->sep = " = ";
+	return t->lock[0] ? 0 : -ENOMEM;
+}
+
 static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 {
 	struct lxc_container *c = lxc_container_new(o->name, o->ctx->lxcpath);
+	_cleanup_free_ char *unloadable = c ? NULL : gp_lxc_config_file(o->ctx->lxcpath, o->name);
 	char buf[16] = "";
 	char *config, *lock;
 
+	if (unloadable)
+		return open_unloadable(o, unloadable, t);
 	if (!c || !c->is_defined(c)) {
 		gp_error(
 		    "no container \"%s\" in \"%s\": create it first (lxc-create or gpu-provision "

@@ -143,12 +143,17 @@ static const struct gp_findings *run_for(const char *name, const struct gp_runti
 	return &found;
 }
 
-/* The same with the runtime read for the root, but the given cgroup layout. */
+/*
+ * The same with the runtime read for the root, but the given cgroup layout and LXC 6
+ * (LXC 7's findings: cgroup_keys_lxc7_pve9), whichever LXC runs the tests.
+ */
 static const struct gp_findings *run(const char *name, enum gp_cg_layout layout)
 {
 	struct gp_runtime rt = *test_runtime(root, true);
 
 	rt.layout = layout;
+	rt.lxc_major = 6;
+	snprintf(rt.lxc, sizeof(rt.lxc), "6.0.4");
 	return run_for(name, &rt);
 }
 
@@ -321,10 +326,10 @@ static void cgroup_keys_lxc7_pve9(void **state)
 {
 	const struct gp_runtime lxc7 = { .lxc = "7.0.0", .lxc_major = 7, .layout = GP_CG_V2 };
 	const struct gp_runtime pve9 = {
-		.lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2, .pve_container = 6
+		.lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2, .pve = 9
 	};
 	const struct gp_runtime pve8 = {
-		.lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2, .pve_container = 5
+		.lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2, .pve = 8
 	};
 
 	(void)state;

@@ -2,7 +2,7 @@
 /*
  * The runtime a command writes for (lib/driver/runtime.c): liblxc's version, the cgroup
  * layout from the capture's mountinfo (this host's, said as assumed, without one), and
- * Proxmox VE's pve-container from dpkg's status; LXC 7 on a hybrid host refused.
+ * Proxmox VE's release from os-release; LXC 7 on a hybrid host refused.
  */
 #include "unit.h"
 
@@ -72,44 +72,29 @@ static void layout_of_the_capture(void **state)
 	assert_int_equal(rt.layout, gp_cgroup_layout());
 }
 
-static unsigned int pve_container(const char *status, bool pve)
+static unsigned int pve_release(const char *os_release, bool pve)
 {
 	struct gp_runtime rt;
 
-	sh("mkdir -p %s/var/lib/dpkg && printf '%s' >%s/var/lib/dpkg/status", dir, status, dir);
+	sh("mkdir -p %s/etc && printf '%s' >%s/etc/os-release", dir, os_release, dir);
 	gp_runtime_read(test_ctx(dir, "/nonexistent", NULL, pve), &rt);
-	return rt.pve_container;
+	return rt.pve;
 }
 
-/* pve-container's major, where dpkg has it installed; none elsewhere. */
-static void pve_container_from_dpkg(void **state)
+/* Proxmox VE's release by its Debian's, on Proxmox VE only. */
+static void pve_release_from_os_release(void **state)
 {
-	const char *installed = "Package: pve-container\\nStatus: install ok installed\\n"
-				"Version: 6.0.9\\n\\nPackage: lxc-pve\\nStatus: install ok "
-				"installed\\nVersion: 6.0.4-2\\n";
+	const char *trixie = "PRETTY_NAME=\"Debian GNU/Linux 13 (trixie)\"\nNAME=\"Debian "
+			     "GNU/Linux\"\nVERSION_ID=\"13\"\nID=debian\n";
 
 	(void)state;
-	assert_int_equal(pve_container(installed, true), 6);
-	assert_int_equal(pve_container(installed, false), 0); /* read on Proxmox VE only */
-	/* Not the first stanza; another package's Version is not its. */
-	assert_int_equal(pve_container("Package: lxc-pve\\nStatus: install ok installed\\n"
-				       "Version: 6.0.4\\n\\nPackage: pve-container\\nStatus: "
-				       "install ok installed\\nVersion: 5.2.7\\n",
-				       true),
-			 5);
-	assert_int_equal(pve_container("Package: pve-container\\nStatus: deinstall ok "
-				       "config-files\\nVersion: 6.0.9\\n\\nPackage: x\\nStatus: "
-				       "install ok installed\\nVersion: 9\\n",
-				       true),
-			 0);
-	assert_int_equal(pve_container("Package: pve-container-x\\nStatus: install ok "
-				       "installed\\nVersion: 6.0.9\\n",
-				       true),
-			 0);
-	assert_int_equal(pve_container("Package: pve-container\\nStatus: install ok installed\\n"
-				       "\\nPackage: y\\nVersion: 6\\n",
-				       true),
-			 0);
+	assert_int_equal(pve_release(trixie, true), 9);
+	assert_int_equal(pve_release(trixie, false), 0);
+	assert_int_equal(pve_release("VERSION_ID=12\nID=debian\n", true), 8); /* unquoted, first */
+	assert_int_equal(pve_release("NAME=x\nVERSION_CODENAME=trixie\n", true), 0);
+	assert_int_equal(pve_release("ID=debian\nXVERSION_ID=\"13\"\n", true), 0);
+	sh("rm %s/etc/os-release", dir);
+	assert_int_equal(pve_release("", true), 0);
 }
 
 /* LXC 7 starts nothing on a hybrid host; older LXC, or LXC 7 on v2, may be written for. */
@@ -130,7 +115,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lxc_version_from_liblxc),
 		cmocka_unit_test_setup_teardown(layout_of_the_capture, setup, teardown),
-		cmocka_unit_test_setup_teardown(pve_container_from_dpkg, setup, teardown),
+		cmocka_unit_test_setup_teardown(pve_release_from_os_release, setup, teardown),
 		cmocka_unit_test(lxc7_needs_v2),
 	};
 
