@@ -13,6 +13,27 @@ static void blkid_free_probep(blkid_probe *p)
 		blkid_free_probe(*p);
 }
 
+/*
+ * The signatures found one by one, as wipefs finds them (at most 16), or -1 where path
+ * cannot be probed: libblkid 2.41's safe probe gives -1, not -2, for two of them.
+ */
+static int count_signatures(const char *path)
+{
+	__attribute__((cleanup(blkid_free_probep))) blkid_probe pr =
+	    blkid_new_probe_from_filename(path);
+	int n = 0;
+
+	if (!pr)
+		return -1;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	while (n < 16 && blkid_do_probe(pr) == 0)
+		n++;
+	return n;
+}
+
 int gp_rootdev_check(const char *path, bool force, char *what, size_t size)
 {
 	__attribute__((cleanup(blkid_free_probep))) blkid_probe pr =
@@ -30,7 +51,7 @@ int gp_rootdev_check(const char *path, bool force, char *what, size_t size)
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
 	r = blkid_do_safeprobe(pr);
-	if (r == -2) {
+	if (r == -2 || (r < 0 && count_signatures(path) > 1)) {
 		snprintf(what, size, "several signatures");
 		gp_error("\"%s\" carries several signatures (an ambiguous probe): refusing to "
 			 "format it; inspect it with wipefs -n %s",
