@@ -267,9 +267,9 @@ static bool place_recipe(const char *dir, const char *nn, char *name, size_t siz
 	sh("rm -rf %s/etc/pve", root);
 	snprintf(name, size, "rcp%d", atoi(nn));
 	sh("mkdir -p %s/%s && { printf 'lxc.uts.name = %s\\nlxc.rootfs.path = dir:%s/%s/rootfs\\n"
-	   "lxc.include = /usr/share/lxc/config/common.conf\\n'; cat %s/lxc.conf; } "
+	   "lxc.include = %s/lxc/common.conf\\n'; cat %s/lxc.conf; } "
 	   ">%s/%s/config",
-	   lxcpath, name, name, lxcpath, name, dir, lxcpath, name);
+	   lxcpath, name, name, lxcpath, name, fixtures(), dir, lxcpath, name);
 	return false;
 }
 
