@@ -11,15 +11,38 @@
 
 #include "base/util.h"
 
+/*
+ * A file's first read goes into this much: the files read are small (a /proc table, a
+ * config), and a buffer of max + 1 bytes (1 MiB, 4 MiB) costs a mapping and its faults.
+ */
+#define READ_FIRST 4096
+
+/* *data of *size bytes made larger, up to max + 1: 0 or -ENOMEM. */
+static int grow(char **data, size_t *size, size_t max)
+{
+	size_t next = *size > max / 2 ? max + 1 : *size * 2;
+	char *p = realloc(*data, next);
+
+	if (!p)
+		return -ENOMEM;
+	*data = p;
+	*size = next;
+	return 0;
+}
+
 int gp_read_fd(int fd, size_t max, char **buf, size_t *len)
 {
-	_cleanup_free_ char *data = malloc(max + 1);
-	size_t have = 0;
+	size_t size = max < READ_FIRST ? max + 1 : READ_FIRST, have = 0;
+	_cleanup_free_ char *data = malloc(size);
 
 	if (!data)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t n = read(fd, data + have, max + 1 - have);
+		ssize_t n;
+
+		if (have == size && grow(&data, &size, max) < 0)
+			return -ENOMEM;
+		n = read(fd, data + have, size - have);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -195,10 +218,20 @@ int gp_edit_file(const char *path, size_t max,
 int gp_mkdir_parents(const char *path)
 {
 	_cleanup_free_ char *copy = strdup(path);
-	char *p;
+	char *p, *last;
 
 	if (!copy)
 		return -ENOMEM;
+	/* The parent first: it is there at all but the first start after a boot. */
+	last = strrchr(copy, '/');
+	if (!last || last == copy)
+		return 0;
+	*last = '\0';
+	if (mkdir(copy, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	*last = '/';
 	for (p = copy + 1; (p = strchr(p, '/')); p++) {
 		*p = '\0';
 		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
