@@ -647,6 +647,71 @@ static int plan_attach(const struct gp_attach_opts *o, struct attach_run *a)
 	return r;
 }
 
+/* A line as "key = value", whatever the spacing around its "=". */
+static void line_normal(const char *line, char *out, size_t size)
+{
+	char copy[1024], *key, *value;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	if (gp_lxcconf_split(copy, &key, &value))
+		snprintf(out, size, "%s = %s", key, value);
+	else
+		snprintf(out, size, "%s", line);
+}
+
+/* The first lxc.cgroup.* line of a config that the edit keeps (not in gone), and where. */
+struct v1_kept {
+	const struct lines *gone[2];
+	char at[PATH_MAX + 16];
+	char line[1024];
+};
+
+static bool gone_with_edit(const struct v1_kept *v, const char *text)
+{
+	char normal[1024];
+
+	for (size_t k = 0; k < GP_ARRAY_SIZE(v->gone); k++)
+		for (size_t i = 0; i < v->gone[k]->n; i++) {
+			line_normal(v->gone[k]->v[i], normal, sizeof(normal));
+			if (strcmp(normal, text) == 0)
+				return true;
+		}
+	return false;
+}
+
+static int find_v1_kept(const char *key, const char *value, const char *file, unsigned int line,
+			void *user)
+{
+	struct v1_kept *v = user;
+
+	if (strncmp(key, "lxc.cgroup.", 11) != 0)
+		return 0;
+	snprintf(v->line, sizeof(v->line), "%s = %s", key, value);
+	if (gone_with_edit(v, v->line))
+		return 0;
+	snprintf(v->at, sizeof(v->at), "%s:%u", file, line);
+	return 1;
+}
+
+/*
+ * LXC 7 loads no config with an lxc.cgroup.* line: where the edit would keep one (no line of
+ * ours, none of a recipe's NVIDIA lines), the container could not start after it either,
+ * and the edit is refused before anything is written.
+ */
+static int refuse_v1_kept(const struct gp_attach_opts *o, const struct attach_run *a)
+{
+	struct v1_kept v = { .gone = { &a->old, &a->recipe } };
+
+	if (o->rt->lxc_major < GP_LXC_V2_ONLY || a->t.kind != GP_TARGET_LXC ||
+	    gp_lxcconf_walk(a->t.config, find_v1_kept, &v) != 1)
+		return 0;
+	gp_error(
+	    "%s: \"%s\": LXC %s loads no config with an lxc.cgroup.* key, and this one is "
+	    "none of NVIDIA's: write it as lxc.cgroup2.* (or take it out), then run this again",
+	    v.at, v.line, o->rt->lxc);
+	return -GP_EBADCONF;
+}
+
 static int attach_planned(const struct gp_attach_opts *o, struct attach_run *a,
 			  struct gp_attach_changes *changes)
 {
@@ -776,6 +841,8 @@ int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes)
 	r = gp_runtime_can_start(o->rt);
 	if (r == 0)
 		r = lock < 0 && !o->dry_run ? -EIO : plan_attach(o, a);
+	if (r == 0)
+		r = refuse_v1_kept(o, a);
 	if (r == 0 && o->adopt && o->dry_run)
 		adopt_print_diff(o, a);
 	if (r == 0)

@@ -215,6 +215,36 @@ static void lxc7_refuses_hybrid(void **state)
 }
 
 /*
+ * Under LXC 7 a plain LXC config that would keep an lxc.cgroup.* line of its own is not
+ * edited: LXC 7 could not load it after the edit either. LXC 6 attaches it.
+ */
+static void lxc7_refuses_v1_kept(void **state)
+{
+	struct gp_runtime rt = { .lxc = "7.0.0", .lxc_major = 7, .layout = GP_CG_V2 };
+	_cleanup_free_ char *before = NULL, *after = NULL;
+	struct gp_attach_opts o = opts("0");
+	char lxcpath[96], cfg[128];
+
+	(void)state;
+	sh("rm -rf %s/etc/pve", root); /* plain LXC */
+	snprintf(lxcpath, sizeof(lxcpath), "%s/lxc", root);
+	snprintf(cfg, sizeof(cfg), "%s/c7/config", lxcpath);
+	sh("mkdir -p %s/c7/rootfs && printf 'lxc.uts.name = c7\\nlxc.rootfs.path = "
+	   "dir:%s/c7/rootfs\\n"
+	   "lxc.cgroup2.devices.deny = a\\nlxc.cgroup.devices.allow = c 10:200 rwm\\n' >%s",
+	   lxcpath, lxcpath, cfg);
+	before = slurp(cfg);
+	o.ctx = test_ctx(root, confdir, lxcpath, false);
+	o.rt = &rt;
+	o.name = "c7";
+	assert_int_equal(gp_attach(&o, NULL), -GP_EBADCONF);
+	after = slurp(cfg);
+	assert_string_equal(after, before);
+	rt = (struct gp_runtime){ .lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2 };
+	assert_int_equal(gp_attach(&o, NULL), 0);
+}
+
+/*
  * create makes no container that LXC 7 could not start: refused before pct is asked
  * (there is none here: asked, it would fail otherwise).
  */
@@ -306,6 +336,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(lxc7_writes_cgroup2_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(lxc7_refuses_hybrid, setup, teardown),
 		cmocka_unit_test_setup_teardown(create_refused_for_lxc7_hybrid, setup, teardown),
+		cmocka_unit_test_setup_teardown(lxc7_refuses_v1_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(attach_refuses_a_recipe, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(adopt_takes_a_recipe_over, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(applied_held_to_the_rule, setup, teardown),
