@@ -7,6 +7,8 @@
  */
 #include "unit.h"
 
+#include <lxc/lxccontainer.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -240,6 +242,8 @@ static void lxc7_refuses_v1_kept(void **state)
 	assert_int_equal(gp_attach(&o, NULL), -GP_EBADCONF);
 	after = slurp(cfg);
 	assert_string_equal(after, before);
+	if (strtoul(lxc_get_version(), NULL, 10) >= GP_LXC_V2_ONLY)
+		return; /* the liblxc linked cannot load it either */
 	rt = (struct gp_runtime){ .lxc = "6.0.4", .lxc_major = 6, .layout = GP_CG_V2 };
 	assert_int_equal(gp_attach(&o, NULL), 0);
 }
