@@ -11,19 +11,13 @@
 #include "base/util.h"
 #include "driver/runtime.h"
 
-#define MOUNTINFO_MAX (4u << 20)
-
 static void read_layout(const char *root, struct gp_runtime *rt)
 {
-	_cleanup_free_ char *buf = NULL;
-
 	rt->layout_from = gp_root_is_host(root) ? GP_LAYOUT_HOST : GP_LAYOUT_CAPTURE;
-	if (gp_read_file_at(root, "/proc/self/mountinfo", MOUNTINFO_MAX, &buf, NULL) < 0) {
+	if (gp_cgroup_layout_at(root, &rt->layout) < 0) {
 		rt->layout_from = GP_LAYOUT_ASSUMED;
 		rt->layout = gp_cgroup_layout();
-		return;
 	}
-	rt->layout = gp_cgroup_layout_parse(buf);
 }
 
 /*

@@ -36,7 +36,8 @@ static int autodev_off(const char *key, const char *value, const char *file, uns
 }
 
 /*
- * A config liblxc cannot load (LXC 7 refuses lxc.cgroup.* keys) is still the container's:
+ * Under LXC 7, a config liblxc cannot load (it refuses lxc.cgroup.* keys) is still the
+ * container's (before LXC 7 one that does not load is no container's config):
  * its file is edited as liblxc's would be, under liblxc's lock, and what liblxc would say
  * of it is read from the file. A container liblxc cannot load does not run.
  */
@@ -49,9 +50,9 @@ static int open_unloadable(const struct gp_attach_opts *o, const char *config, s
 		return -ENOMEM;
 	*strrchr(dir, '/') = '\0';
 	*strrchr(dir, '/') = '\0';
-	gp_warn("liblxc %s cannot load %s (LXC 7 refuses lxc.cgroup.* keys): editing the file as "
-		"it stands",
-		lxc_get_version(), config);
+	gp_warn("liblxc %s cannot load %s (LXC 7 loads no config with an lxc.cgroup.* key): "
+		"editing the file as it stands",
+		o->rt->lxc, config);
 	lock = gp_lock_lxc_path(dir, o->name);
 	snprintf(t->config, sizeof(t->config), "%s", config);
 	snprintf(t->lock, sizeof(t->lock), "%s", lock ? lock : "");
@@ -66,7 +67,9 @@ static int open_unloadable(const struct gp_attach_opts *o, const char *config, s
 static int open_lxc(const struct gp_attach_opts *o, struct gp_target *t)
 {
 	struct lxc_container *c = lxc_container_new(o->name, o->ctx->lxcpath);
-	_cleanup_free_ char *unloadable = c ? NULL : gp_lxc_config_file(o->ctx->lxcpath, o->name);
+	_cleanup_free_ char *unloadable = c || o->rt->lxc_major < GP_LXC_V2_ONLY
+					      ? NULL
+					      : gp_lxc_config_file(o->ctx->lxcpath, o->name);
 	char buf[16] = "";
 	char *config, *lock;
 

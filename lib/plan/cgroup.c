@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/paths.h"
 #include "base/util.h"
 #include "plan/cgroup.h"
 
@@ -39,14 +40,22 @@ enum gp_cg_layout gp_cgroup_layout_parse(const char *mountinfo)
 	return GP_CG_V2;
 }
 
-enum gp_cg_layout gp_cgroup_layout(void)
+int gp_cgroup_layout_at(const char *root, enum gp_cg_layout *layout)
 {
 	_cleanup_free_ char *buf = NULL;
-	enum gp_cg_layout layout;
+	int r = gp_read_file_at(root, "/proc/self/mountinfo", 4u << 20, &buf, NULL);
 
-	if (gp_read_file("/proc/self/mountinfo", 4u << 20, &buf, NULL) < 0)
-		return GP_CG_V2;
-	layout = gp_cgroup_layout_parse(buf);
+	if (r < 0)
+		return r;
+	*layout = gp_cgroup_layout_parse(buf);
+	return 0;
+}
+
+enum gp_cg_layout gp_cgroup_layout(void)
+{
+	enum gp_cg_layout layout = GP_CG_V2;
+
+	gp_cgroup_layout_at(NULL, &layout);
 	return layout;
 }
 
