@@ -267,6 +267,23 @@ char *gp_strtrim(char *s)
 	return s;
 }
 
+size_t gp_split_words(char *s, char **words, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		s += strspn(s, " \t");
+		if (!*s)
+			return n;
+		if (n < max)
+			words[n] = s;
+		n++;
+		s += strcspn(s, " \t");
+		if (*s)
+			*s++ = '\0';
+	}
+}
+
 int gp_parse_uint(const char *s, unsigned int *out)
 {
 	unsigned long v;

@@ -122,6 +122,13 @@ bool gp_line_next(const char **pos, const char *end, const char **line, size_t *
 /* Trims ASCII blanks at both ends in place and returns s. */
 char *gp_strtrim(char *s);
 
+/*
+ * Splits s in place into its words (separated by blanks): the first max of them in words,
+ * and how many there are, beyond max too. Without sscanf, which costs ten times as much on
+ * what the hook parses at each start.
+ */
+size_t gp_split_words(char *s, char **words, size_t max);
+
 /* Parses a non-negative decimal int that fits in an unsigned int; -GP_EBADCONF otherwise. */
 int gp_parse_uint(const char *s, unsigned int *out);
 

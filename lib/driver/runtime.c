@@ -13,7 +13,12 @@
 
 static void read_layout(const char *root, struct gp_runtime *rt)
 {
-	rt->layout_from = gp_root_is_host(root) ? GP_LAYOUT_HOST : GP_LAYOUT_CAPTURE;
+	if (gp_root_is_host(root)) {
+		rt->layout_from = GP_LAYOUT_HOST;
+		rt->layout = gp_cgroup_layout();
+		return;
+	}
+	rt->layout_from = GP_LAYOUT_CAPTURE;
 	if (gp_cgroup_layout_at(root, &rt->layout) < 0) {
 		rt->layout_from = GP_LAYOUT_ASSUMED;
 		rt->layout = gp_cgroup_layout();

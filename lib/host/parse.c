@@ -170,6 +170,21 @@ static void set_major(struct gp_majors *m, const char *name, unsigned int major)
 	gp_major_set_add(&m->registered, major);
 }
 
+/* "  MAJOR NAME" (a line of n bytes): a decimal and a word of at most 63 bytes. */
+static int parse_major_line(const char *line, size_t n, unsigned int *major, char name[64])
+{
+	char copy[128], *w[2];
+
+	if (n >= sizeof(copy))
+		return -GP_EBADCONF;
+	memcpy(copy, line, n);
+	copy[n] = '\0';
+	if (gp_split_words(copy, w, 2) != 2 || gp_parse_uint(w[0], major) < 0 || strlen(w[1]) >= 64)
+		return -GP_EBADCONF;
+	memcpy(name, w[1], strlen(w[1]) + 1);
+	return 0;
+}
+
 /* Calls fn for each "MAJOR NAME" line of /proc/devices' character section; -GP_EBADCONF without it.
  */
 static int for_char_majors(const char *buf,
@@ -186,7 +201,7 @@ static int for_char_majors(const char *buf,
 		unsigned int major;
 		char name[64];
 
-		if (sscanf(line, "%u %63s", &major, name) == 2)
+		if (parse_major_line(line, n, &major, name) == 0)
 			fn(major, name, u);
 	}
 	return 0;

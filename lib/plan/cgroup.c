@@ -3,15 +3,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 
 #include "base/paths.h"
 #include "base/util.h"
 #include "plan/cgroup.h"
 
-/* A mountinfo line ends with " - FSTYPE SOURCE SUPER_OPTIONS". */
+/*
+ * A mountinfo line (n bytes) ends with " - FSTYPE SOURCE SUPER_OPTIONS": a v1 hierarchy of
+ * the devices controller is of type cgroup with "devices" among its options.
+ */
 static bool line_is_v1_devices(const char *line, size_t n)
 {
-	char copy[1024], fstype[64], source[256], opts[512];
+	char copy[1024], *w[3];
 	const char *sep;
 
 	if (n >= sizeof(copy))
@@ -19,11 +24,10 @@ static bool line_is_v1_devices(const char *line, size_t n)
 	memcpy(copy, line, n);
 	copy[n] = '\0';
 	sep = strstr(copy, " - ");
-	if (!sep || sscanf(sep + 3, "%63s %255s %511s", fstype, source, opts) != 3)
+	if (!sep || gp_split_words(copy + (sep - copy) + 3, w, 3) != 3 ||
+	    strcmp(w[0], "cgroup") != 0)
 		return false;
-	if (strcmp(fstype, "cgroup") != 0)
-		return false;
-	for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+	for (char *save = NULL, *o = strtok_r(w[2], ",", &save); o; o = strtok_r(NULL, ",", &save))
 		if (strcmp(o, "devices") == 0)
 			return true;
 	return false;
@@ -51,12 +55,18 @@ int gp_cgroup_layout_at(const char *root, enum gp_cg_layout *layout)
 	return 0;
 }
 
+/*
+ * Asked of the filesystem, as systemd asks it, not read from the mount table: the hook
+ * asks at each start, and a walk of mountinfo costs tens of microseconds, more on a host
+ * with a mount per container.
+ */
 enum gp_cg_layout gp_cgroup_layout(void)
 {
-	enum gp_cg_layout layout = GP_CG_V2;
+	struct statfs fs;
 
-	gp_cgroup_layout_at(NULL, &layout);
-	return layout;
+	if (statfs("/sys/fs/cgroup/devices", &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC)
+		return GP_CG_V1;
+	return GP_CG_V2;
 }
 
 const char *gp_cgroup_key_prefix(enum gp_cg_layout layout)
@@ -77,22 +87,29 @@ static int parse_num(const char *s, long *out)
 	return errno || *end || *out < 0 || end == s ? -GP_EBADCONF : 0;
 }
 
+/* "TYPE MAJOR:MINOR [ACCESS]", by words (util.h says why); what follows them is not read. */
 int gp_cg_rule_parse(const char *value, struct gp_cg_rule *rule)
 {
-	char type[4], maj[16], min[16], access[8] = "rwm";
-	int n;
+	char copy[256], *w[3], *colon;
+	const char *access;
+	size_t n;
 
 	memset(rule, 0, sizeof(*rule));
-	n = sscanf(value, "%3s %15[^:]:%15s %7s", type, maj, min, access);
-	if (n == 1 && strcmp(type, "a") == 0) {
+	if (strlen(value) >= sizeof(copy))
+		return -GP_EBADCONF;
+	memcpy(copy, value, strlen(value) + 1);
+	n = gp_split_words(copy, w, 3);
+	if (n == 1 && strcmp(w[0], "a") == 0) {
 		*rule = (struct gp_cg_rule){ 'a', -1, -1, true, true, true };
 		return 0;
 	}
-	if (n < 3 || strlen(type) != 1 || !strchr("abc", type[0]))
+	if (n < 2 || strlen(w[0]) != 1 || !strchr("abc", w[0][0]) || !(colon = strchr(w[1], ':')))
 		return -GP_EBADCONF;
-	rule->type = type[0];
-	if (parse_num(maj, &rule->major) < 0 || parse_num(min, &rule->minor) < 0)
+	*colon = '\0';
+	rule->type = w[0][0];
+	if (parse_num(w[1], &rule->major) < 0 || parse_num(colon + 1, &rule->minor) < 0)
 		return -GP_EBADCONF;
+	access = n >= 3 ? w[2] : "rwm";
 	rule->r = strchr(access, 'r');
 	rule->w = strchr(access, 'w');
 	rule->m = strchr(access, 'm');

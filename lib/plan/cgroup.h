@@ -11,10 +11,13 @@ enum gp_cg_layout { GP_CG_V2, GP_CG_V1 };
 
 /*
  * Where the devices controller lives on this host (never under --root: it is the
- * real runtime's): v1 when a cgroup v1 hierarchy carries "devices", else v2.
+ * real runtime's): v1 when /sys/fs/cgroup/devices is a cgroup v1 mount, else v2.
  */
 enum gp_cg_layout gp_cgroup_layout(void);
-/* Same, from <root>/proc/self/mountinfo (a capture's): 0, or -errno where it cannot be read. */
+/*
+ * Where it lives on a host whose /proc/self/mountinfo is under root (a capture's): v1 when
+ * a cgroup v1 hierarchy carries "devices", else v2. 0, or -errno where it cannot be read.
+ */
 int gp_cgroup_layout_at(const char *root, enum gp_cg_layout *layout);
 /* Same, from a /proc/self/mountinfo buffer. */
 enum gp_cg_layout gp_cgroup_layout_parse(const char *mountinfo);

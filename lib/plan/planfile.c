@@ -46,50 +46,60 @@ char *gp_plan_format(const struct gp_plan *plan)
 	return b.data;
 }
 
-static int parse_node_line(const char *line, struct gp_devnode *n)
+/* An octal mode, digits only. */
+static int parse_mode(const char *s, unsigned int *mode)
 {
-	char name[64];
-	int used = 0;
-
-	if (sscanf(line, "node %63s %u %u %o %u %u%n", name, &n->major, &n->minor, &n->mode,
-		   &n->uid, &n->gid, &used) != 6 ||
-	    line[used] != '\0')
+	if (!*s || s[strspn(s, "01234567")] != '\0' || strlen(s) > 6)
 		return -GP_EBADCONF;
-	if (!gp_devnode_name_is_valid(name) || n->major == 0 || n->major > 4095 ||
-	    n->minor > 1048575 || n->mode > 07777)
-		return -GP_EBADCONF;
-	snprintf(n->name, sizeof(n->name), "%s", name);
+	*mode = (unsigned int)strtoul(s, NULL, 8);
 	return 0;
 }
 
-static int parse_owner_line(const char *line, struct gp_plan *plan)
+/* "node NAME MAJOR MINOR MODE UID GID", by words (util.h says why). */
+static int parse_node_line(char *line, struct gp_devnode *n)
 {
-	char pid[16], start[24], *end;
-	unsigned int p;
-	int used = 0;
+	char *w[7];
 
-	if (sscanf(line, "owner %15s %23s%n", pid, start, &used) != 2 || line[used] != '\0' ||
-	    gp_parse_uint(pid, &p) < 0 || p == 0 || p > INT_MAX ||
-	    start[strspn(start, "0123456789")] != '\0')
+	if (gp_split_words(line, w, 7) != 7 || strcmp(w[0], "node") != 0 ||
+	    gp_parse_uint(w[2], &n->major) < 0 || gp_parse_uint(w[3], &n->minor) < 0 ||
+	    parse_mode(w[4], &n->mode) < 0 || gp_parse_uint(w[5], &n->uid) < 0 ||
+	    gp_parse_uint(w[6], &n->gid) < 0)
+		return -GP_EBADCONF;
+	if (strlen(w[1]) >= sizeof(n->name) || !gp_devnode_name_is_valid(w[1]) || n->major == 0 ||
+	    n->major > 4095 || n->minor > 1048575 || n->mode > 07777)
+		return -GP_EBADCONF;
+	memcpy(n->name, w[1], strlen(w[1]) + 1);
+	return 0;
+}
+
+/* "owner PID START": LXC's monitor and its start time. */
+static int parse_owner_line(char *line, struct gp_plan *plan)
+{
+	char *w[3], *end;
+	unsigned int p;
+
+	if (gp_split_words(line, w, 3) != 3 || gp_parse_uint(w[1], &p) < 0 || p == 0 ||
+	    p > INT_MAX || strlen(w[2]) > 23 || w[2][strspn(w[2], "0123456789")] != '\0' ||
+	    !w[2][0])
 		return -GP_EBADCONF;
 	errno = 0;
-	plan->owner_start = strtoull(start, &end, 10);
+	plan->owner_start = strtoull(w[2], &end, 10);
 	if (errno)
 		return -GP_EBADCONF;
 	plan->owner = (pid_t)p;
 	return 0;
 }
 
-static int parse_gpu_line(const char *line, struct gp_plan_gpu *g)
+/* "gpu INDEX UUID". */
+static int parse_gpu_line(char *line, struct gp_plan_gpu *g)
 {
-	char uuid[64];
-	int used = 0;
+	char *w[3];
 
-	if (!isdigit((unsigned char)line[4]) ||
-	    sscanf(line, "gpu %u %63s%n", &g->index, uuid, &used) != 2 || line[used] != '\0' ||
-	    g->index >= GP_MAX_GPUS || !gp_str_is_printable(uuid))
+	if (gp_split_words(line, w, 3) != 3 || gp_parse_uint(w[1], &g->index) < 0 ||
+	    g->index >= GP_MAX_GPUS || strlen(w[2]) >= sizeof(g->uuid) ||
+	    !gp_str_is_printable(w[2]))
 		return -GP_EBADCONF;
-	snprintf(g->uuid, sizeof(g->uuid), "%s", uuid);
+	memcpy(g->uuid, w[2], strlen(w[2]) + 1);
 	return 0;
 }
 
@@ -97,7 +107,7 @@ static int parse_gpu_line(const char *line, struct gp_plan_gpu *g)
  * One line of a plan, in its place: version 2's owner first (once), then its GPUs, then
  * the nodes. *part is where the plan is: 0 before the owner, 1 the GPUs, 2 the nodes.
  */
-static int parse_line(const char *line, int version, int *part, struct gp_plan *plan)
+static int parse_line(char *line, int version, int *part, struct gp_plan *plan)
 {
 	if (version == 2 && *part == 0 && strncmp(line, "owner ", 6) == 0) {
 		*part = 1;

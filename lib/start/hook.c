@@ -78,12 +78,15 @@ struct config_scan {
 /* "dev/X" or "/dev/X" onto a node of the plan (or nvidia-caps, the caps' directory). */
 static const char *planned_target(const struct gp_plan *plan, const char *value)
 {
-	char src[256], target[256], norm[256];
+	char copy[1024], *w[2], norm[256];
 	const char *t = norm;
 
-	if (sscanf(value, "%255s %255s", src, target) != 2)
+	if (strlen(value) >= sizeof(copy))
 		return NULL;
-	gp_cfg_mount_target(target, norm, sizeof(norm));
+	memcpy(copy, value, strlen(value) + 1);
+	if (gp_split_words(copy, w, 2) < 2 || strlen(w[1]) >= 256)
+		return NULL;
+	gp_cfg_mount_target(w[1], norm, sizeof(norm));
 	if (strncmp(t, "dev/", 4) != 0)
 		return NULL;
 	t += 4;

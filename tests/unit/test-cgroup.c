@@ -2,9 +2,6 @@
 /* Device rules: the layout a host enforces and what a rule list lets a container open. */
 #include "unit.h"
 
-#include <linux/magic.h>
-#include <sys/vfs.h>
-
 #include "config/lxcconf.h"
 #include "plan/cgroup.h"
 #include "base/error.h"
@@ -27,24 +24,32 @@ static void layout(void **state)
 }
 
 /*
- * The layout this process sees, asked of the filesystem rather than read from mountinfo:
- * v1 where /sys/fs/cgroup/devices is a cgroup v1 mount (not /proc/cgroups, which is the
- * kernel's and still lists v1 hierarchies in a mount namespace that shows only cgroup2).
+ * The two readers agree where both can answer: this process's mount table (what a capture
+ * records) and the filesystem, which the hook asks (hybrid here, v2 in a v2 view).
  */
-static enum gp_cg_layout layout_from_statfs(void)
-{
-	struct statfs fs;
-
-	if (statfs("/sys/fs/cgroup/devices", &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC)
-		return GP_CG_V1;
-	return GP_CG_V2;
-}
-
-/* What gp_cgroup_layout reads is this process's mountinfo: hybrid here, v2 in a v2 view. */
 static void layout_of_this_host(void **state)
 {
+	enum gp_cg_layout table = GP_CG_V1 + 1;
+
 	(void)state;
-	assert_int_equal(gp_cgroup_layout(), layout_from_statfs());
+	assert_int_equal(gp_cgroup_layout_at(NULL, &table), 0);
+	assert_int_equal(gp_cgroup_layout(), table);
+}
+
+/* Only a cgroup (v1) mount with the option devices, wherever it is among the options. */
+static void layout_by_the_super_options(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_cgroup_layout_parse("40 35 0:35 / /sys/fs/cgroup/dev rw shared:9 - "
+						"cgroup cgroup rw,nosuid,devices,freezer\n"),
+			 GP_CG_V1);
+	assert_int_equal(gp_cgroup_layout_parse("40 35 0:35 / /x rw - cgroup cgroup devices\n"),
+			 GP_CG_V1);
+	assert_int_equal(gp_cgroup_layout_parse("40 35 0:35 / /x rw - cgroup cgroup rw,devicesx\n"
+						"41 35 0:36 / /y rw - cgroup2 cgroup2 rw,devices\n"
+						"42 35 0:37 / /z rw - cgroup devices rw,cpu\n"
+						"43 35 0:38 / /devices rw - cgroup\n"),
+			 GP_CG_V2);
 }
 
 /* A line longer than any real one is skipped whole; the lines after it still count. */
@@ -85,6 +90,12 @@ static void rule_parse(void **state)
 	assert_int_equal(gp_cg_rule_parse("c 195:-1 rwm", &r), -GP_EBADCONF);
 	assert_int_equal(gp_cg_rule_parse("cc 195:0 rwm", &r), -GP_EBADCONF);
 	assert_int_equal(gp_cg_rule_parse("c 195", &r), -GP_EBADCONF);
+	assert_int_equal(gp_cg_rule_parse("c", &r), -GP_EBADCONF);
+	/* Blanks of any kind and number between the words; what follows the access is not read. */
+	assert_int_equal(gp_cg_rule_parse("  b\t8:16   r  # the disk", &r), 0);
+	assert_true(r.type == 'b' && r.major == 8 && r.minor == 16 && r.r && !r.w && !r.m);
+	assert_int_equal(gp_cg_rule_parse("c 195:0", &r), 0);
+	assert_true(r.r && r.w && r.m);
 }
 
 static struct gp_devnode node(unsigned int major, unsigned int minor)
@@ -236,6 +247,7 @@ int main(void)
 		cmocka_unit_test(layout),
 		cmocka_unit_test(rule_parse),
 		cmocka_unit_test(layout_of_this_host),
+		cmocka_unit_test(layout_by_the_super_options),
 		cmocka_unit_test(long_mountinfo_line),
 		cmocka_unit_test(common_conf_then_ours),
 		cmocka_unit_test(access_of_a_rule),

@@ -262,6 +262,16 @@ static void plan_text_round_trip_and_strictness(void **state)
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 195 0 0666 0 0", &q),
 			 -GP_EBADCONF);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 3\n", &q), -GP_EBADCONF);
+	/* Every word as written: the line's kind, an octal mode, numbers without a sign. */
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnods nvidia0 195 0 0666 0 0\n", &q),
+			 -GP_EBADCONF);
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 195 0 0686 0 0\n", &q),
+			 -GP_EBADCONF);
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 -195 0 0666 0 0\n", &q),
+			 -GP_EBADCONF);
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia0 195 0 0640 0 44\n", &q),
+			 0);
+	assert_true(q.n == 1 && q.nodes[0].mode == 0640 && q.nodes[0].gid == 44);
 }
 
 /* Version 2: whose the plan is and the GPUs its start got, before the nodes; 1 still read. */
