@@ -17,7 +17,7 @@ CC         ?= cc
 PKGS       := lxc libkmod blkid inih json-c zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-HOOK_LIBS  := $(shell pkg-config --libs inih zlib 2>/dev/null)
+HOOK_LIBS  := $(shell pkg-config --libs inih zlib json-c 2>/dev/null)
 
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	      -Wvla -Wwrite-strings
@@ -86,8 +86,8 @@ $(BUILD)/gpu-provision: $(PROV_OBJ) $(BUILD)/libgp.a
 # The hook runs as root at every start, in an environment LXC hands down: linked
 # statically (position independent) it loads no shared object, so LD_PRELOAD and
 # LD_LIBRARY_PATH cannot put code into it, and it starts faster.
-# It links only the objects of the hook's layers (their own archive) and inih and zlib: the
-# hook calling anything else of lib/ (liblxc, libkmod, libblkid, json-c behind it) fails the
+# It links only the objects of the hook's layers (their own archive), inih, zlib and json-c: the
+# hook calling anything else of lib/ (liblxc, libkmod, libblkid behind it) fails the
 # link, and a file of those layers including a header of another fails the build first.
 HOOK_LIB_SRC := $(foreach l,$(HOOK_LAYERS),$(wildcard lib/$(l)/*.c))
 HOOK_LIB_OBJ := $(HOOK_LIB_SRC:%.c=$(BUILD)/%.o)

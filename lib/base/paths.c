@@ -116,6 +116,11 @@ char *gp_inject_path(const char *root, const char *name)
 	return run_file(root, name, ".inject");
 }
 
+char *gp_cdi_path(const char *root, const char *name)
+{
+	return run_file(root, name, ".cdi");
+}
+
 char *gp_reader_path(const char *root, const char *name)
 {
 	return run_file(root, name, ".reader");

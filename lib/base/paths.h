@@ -68,6 +68,8 @@ char *gp_verdict_path(const char *root, const char *name);
 char *gp_inject_path(const char *root, const char *name);
 /* <root>/run/gpu-provision/<name>.driver: the driver's directories staged for a start. */
 char *gp_inject_stage_path(const char *root, const char *name);
+/* <root>/run/gpu-provision/<name>.cdi: the CDI spec pre-start wrote for the mount hook. */
+char *gp_cdi_path(const char *root, const char *name);
 /* <root>/run/gpu-provision/<name>.reader: check's rootfs reader left waiting, if any. */
 char *gp_reader_path(const char *root, const char *name);
 

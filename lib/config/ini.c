@@ -218,6 +218,7 @@ static const char *const conflict_words[] = {
 	[GP_CONFLICT_REFUSE] = "refuse", [GP_CONFLICT_WARN] = "warn", NULL
 };
 static const char *const inject_words[] = { [GP_INJECT_NO] = "no", [GP_INJECT_YES] = "yes", NULL };
+static const char *const cdi_words[] = { [GP_CDI_NO] = "no", [GP_CDI_YES] = "yes", NULL };
 static const char *const deep_words[] = {
 	[GP_PROBE_DEEP_NO] = "no", [GP_PROBE_DEEP_YES] = "yes", NULL
 };
@@ -249,6 +250,8 @@ static const struct key keys[] = {
 	/* NVIDIA's default, as CUDA images and Incus use. */
 	{ .doc = { "driver", "capabilities", "compute, utility", "video, graphics, display", true },
 	  SET(capabilities, gp_capability_words) },
+	/* With inject = yes: the spec the container's own Podman or Docker reads (docs/cdi.md). */
+	{ .doc = { "driver", "cdi", "yes", "no", true }, WORD(cdi, cdi_words) },
 };
 
 #define NKEYS GP_ARRAY_SIZE(keys)

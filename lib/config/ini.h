@@ -17,6 +17,8 @@ enum gp_conflict { GP_CONFLICT_REFUSE, GP_CONFLICT_WARN };
 
 /* Whether the hook gives the container the host's driver user space ([driver] inject). */
 enum gp_inject_choice { GP_INJECT_NO, GP_INJECT_YES };
+/* Whether an injecting start also gives its nested runtimes a CDI spec ([driver] cdi). */
+enum gp_cdi_choice { GP_CDI_NO, GP_CDI_YES };
 
 /* Whether probe and check prove each capability, not only cuInit ([probe] deep). */
 enum gp_deep_choice { GP_PROBE_DEEP_NO, GP_PROBE_DEEP_YES };
@@ -47,6 +49,8 @@ struct gp_ini {
 	bool inject_set;
 	unsigned int capabilities; /* GP_CAP_BIT(enum gp_capability) of each named */
 	bool capabilities_set;
+	enum gp_cdi_choice cdi;
+	bool cdi_set;
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "host/host.h"
 #include "plan/alloc.h"
 #include "plan/planfile.h"
+#include "start/cdi.h"
 #include "start/hook.h"
 #include "start/inject.h"
 #include "start/mount.h"
@@ -31,37 +32,50 @@ static int remove_state(const char *path)
 	return 0;
 }
 
-/* The start's plan and injection record removed: 0 or -errno (said). */
+/* The start's plan, injection record and CDI spec removed: 0 or -errno (said). */
 static int drop_state(const struct gp_ctx *ctx, const char *name)
 {
 	_cleanup_free_ char *inject = gp_inject_path(ctx->root, name);
 	_cleanup_free_ char *plan = gp_plan_path(ctx->root, name);
-	int r = remove_state(inject), p = remove_state(plan);
+	_cleanup_free_ char *cdi = gp_cdi_path(ctx->root, name);
+	int r = remove_state(inject), p = remove_state(plan), c = remove_state(cdi);
 
-	return r < 0 ? r : p;
+	return r < 0 ? r : p < 0 ? p : c;
 }
 
-/* The driver's files this start injects, when the ini asks for them. */
+/* The driver's files this start injects into inj, when the ini asks for them: 1, else 0. */
 static int write_injection(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf,
-			   const char *version)
+			   const char *version, struct gp_inject *inj)
 {
 	_cleanup_free_ char *path = gp_inject_path(ctx->root, name);
-	_cleanup_free_ struct gp_inject *inj = NULL;
 	int r;
 
 	if (!path)
 		return -ENOMEM;
 	if (conf->inject != GP_INJECT_YES)
 		return remove_state(path);
-	inj = malloc(sizeof(*inj));
-	if (!inj)
-		return -ENOMEM;
 	r = gp_inject_select(ctx, version, conf->capabilities, inj);
 	if (r == 0)
 		r = gp_inject_write(path, inj);
 	if (r == 0)
 		r = gp_inject_stage(ctx->root, name, inj);
-	return r;
+	return r < 0 ? r : 1;
+}
+
+/* The CDI spec of the start (lib/start/cdi.h), where it injects and the ini wants one. */
+static int write_cdi(const struct gp_ctx *ctx, const char *name, const struct gp_host *host,
+		     const struct gp_plan *plan, const struct gp_inject *inj)
+{
+	_cleanup_free_ char *path = gp_cdi_path(ctx->root, name), *spec = NULL;
+
+	if (!path)
+		return -ENOMEM;
+	if (!inj)
+		return remove_state(path);
+	spec = gp_cdi_spec(host, plan, inj);
+	if (!spec)
+		return -ENOMEM;
+	return gp_write_run_file(path, spec);
 }
 
 /* What one walk of the container's config finds: its device rules, a recipe's binds. */
@@ -363,7 +377,8 @@ static struct config_scan *rules_of(const struct gp_ctx *ctx, const char *path, 
 }
 
 static int plan_start(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf,
-		      const struct gp_host *host, const char *lxc_config)
+		      const struct gp_host *host, const char *lxc_config,
+		      const struct gp_inject *cdi)
 {
 	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
 	_cleanup_free_ struct config_scan *scan = NULL;
@@ -394,6 +409,8 @@ static int plan_start(const struct gp_ctx *ctx, const char *name, const struct g
 		r = check_config(ctx, lxc_config, layout, plan, name, &idmapped);
 	if (r == 0)
 		r = gp_plan_write(path, plan);
+	if (r == 0)
+		r = write_cdi(ctx, name, host, plan, cdi);
 	gp_alloc_unlock(ctx->root, lock);
 	if (r == 0 && !idmapped && gp_selection_is_portable(conf->devices))
 		warn_privileged(name, conf);
@@ -405,16 +422,21 @@ static int prepare_host(const struct gp_ctx *ctx, const char *name, const struct
 			const char *lxc_config)
 {
 	unsigned int parts = conf->caps[0] ? GP_HOST_MIG : 0;
+	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
 	struct gp_host host;
-	int r = gp_host_read(ctx->root, parts, &host);
+	int r, injected = 0;
 
+	if (!inj)
+		return -ENOMEM;
+	r = gp_host_read(ctx->root, parts, &host);
 	if (r < 0)
 		return r;
 	r = gp_hook_uvm(ctx, name, conf, &host, parts);
 	if (r == 0)
-		r = write_injection(ctx, name, conf, host.version);
-	if (r == 0)
-		r = plan_start(ctx, name, conf, &host, lxc_config);
+		r = injected = write_injection(ctx, name, conf, host.version, inj);
+	if (r >= 0)
+		r = plan_start(ctx, name, conf, &host, lxc_config,
+			       injected && conf->cdi == GP_CDI_YES ? inj : NULL);
 	gp_host_free(&host);
 	return r;
 }
@@ -460,12 +482,27 @@ struct start {
 	const char *name, *rootfs;
 };
 
+/* The CDI spec pre-start wrote into *spec (malloc'd), or NULL without one: 0 or -errno (said). */
+static int read_cdi(const struct gp_ctx *ctx, const char *name, char **spec)
+{
+	_cleanup_free_ char *path = gp_cdi_path(ctx->root, name);
+	int r;
+
+	*spec = NULL;
+	if (!path)
+		return -ENOMEM;
+	r = gp_read_file(path, GP_CDI_FILE_MAX, spec, NULL);
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? gp_error_errno(r, "Failed to read \"%s\"", path) : 0;
+}
+
 /* What pre-start chose to inject: none without the file. */
 static int inject(void *arg)
 {
 	const struct start *st = arg;
 	const char *name = st->name, *rootfs = st->rootfs;
-	_cleanup_free_ char *path = gp_inject_path(st->ctx->root, name);
+	_cleanup_free_ char *path = gp_inject_path(st->ctx->root, name), *cdi = NULL;
 	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
 	int r;
 
@@ -480,7 +517,8 @@ static int inject(void *arg)
 	}
 	if (r < 0)
 		return gp_error_errno(r, "Failed to read \"%s\"", path);
-	return gp_inject_mount(st->ctx, name, rootfs, inj);
+	r = read_cdi(st->ctx, name, &cdi);
+	return r < 0 ? r : gp_inject_mount(st->ctx, name, rootfs, inj, cdi);
 }
 
 int gp_hook_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs)

@@ -99,9 +99,10 @@ int gp_inject_unstage(const char *root, const char *name);
  * and any path of the rootfs that is a link, a mount point or not a directory are
  * refused; on any failure nothing made is left. Nothing of the rootfs runs; the host's
  * ldconfig, when the container's loader cache lacks the files, runs confined to the rootfs
- * with no privilege. 0 or -errno, said.
+ * with no privilege. With cdi (a spec of lib/start/cdi.h), it is written into the tree too
+ * and linked from the container's CDI directory. 0 or -errno, said.
  */
 int gp_inject_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs,
-		    const struct gp_inject *inj);
+		    const struct gp_inject *inj, const char *cdi);
 
 #endif

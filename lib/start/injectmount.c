@@ -23,6 +23,7 @@
 #include "base/util.h"
 #include "host/ldconfig.h"
 #include "host/userspace.h"
+#include "start/cdi.h"
 #include "start/inject.h"
 #include "start/mount.h"
 
@@ -251,9 +252,28 @@ static int bind_file(const struct stage *st, int dirfd, const struct gp_inject_f
 	return 0;
 }
 
-/* The tmpfs at GP_INJECT_DIR with lib64/, bin/ and share/, then made read-only. */
+/* The CDI spec written into the tree (mnt: its top) at GP_CDI_FILE. */
+static int write_cdi(int mnt, const char *rootfs, const char *cdi)
+{
+	const char *rel = GP_CDI_FILE + strlen(GP_INJECT_DIR) + 1, *base = strrchr(rel, '/') + 1;
+	char dir[64];
+	_cleanup_close_ int dirfd = -1, fd = -1;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - rel - 1), rel);
+	if (mkdirat(mnt, dir, 0755) < 0 ||
+	    (dirfd = openat(mnt, dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (fd = openat(dirfd, base, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444)) <
+		0 ||
+	    write(fd, cdi, strlen(cdi)) != (ssize_t)strlen(cdi))
+		return gp_error_errno(errno ? -errno : -EIO, "Failed to write %s%s", rootfs,
+				      GP_CDI_FILE);
+	return 0;
+}
+
+/* The tmpfs at GP_INJECT_DIR with lib64/, bin/ and share/ (and the CDI spec), then made
+ * read-only. */
 static int mount_tree(const struct stage *st, int rootfd, const char *rootfs,
-		      const struct gp_inject *inj, struct undo *u)
+		      const struct gp_inject *inj, const char *cdi, struct undo *u)
 {
 	_cleanup_close_ int dir = open_dir(rootfd, rootfs, GP_INJECT_DIR + 1, u), mnt = -1;
 	int sub[GP_INJECT_KINDS] = { -1, -1, -1 };
@@ -279,6 +299,8 @@ static int mount_tree(const struct stage *st, int rootfd, const char *rootfs,
 	}
 	for (size_t i = 0; i < inj->n && r == 0; i++)
 		r = bind_file(st, sub[inj->v[i].kind], &inj->v[i]);
+	if (r == 0 && cdi)
+		r = write_cdi(mnt, rootfs, cdi);
 	if (r == 0 && syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		r = gp_error_errno(-errno, "Failed to make %s%s read-only", rootfs, GP_INJECT_DIR);
 	for (int k = 0; k < GP_INJECT_KINDS; k++)
@@ -287,43 +309,55 @@ static int mount_tree(const struct stage *st, int rootfd, const char *rootfs,
 }
 
 /*
- * LINK -> its file in GP_INJECT_DIR, for each program (/usr/bin/nvidia-smi) and manifest
- * (/etc/vulkan/icd.d/nvidia_icd.json), where the container has none of its own; the
- * directories above it made where missing.
+ * link (an absolute path of the rootfs) -> target, where the container has no file of that
+ * name of its own (its own is kept and said); the directories above it made where missing.
  */
-static int link_files(int rootfd, const char *rootfs, const struct gp_inject *inj, struct undo *u)
+static int link_one(int rootfd, const char *rootfs, const char *link, const char *target,
+		    struct undo *u)
 {
-	for (size_t i = 0; i < inj->n; i++) {
-		const struct gp_inject_file *f = &inj->v[i];
-		char dir[128], target[PATH_MAX], have[PATH_MAX];
-		const char *base = strrchr(f->link, '/');
-		_cleanup_close_ int fd = -1;
-		ssize_t n;
-		int r;
+	const char *base = strrchr(link, '/');
+	char dir[128], have[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
 
-		if (f->kind == GP_INJECT_LIB || !base)
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - link - 1), link + 1);
+	base++;
+	if ((fd = open_dir(rootfd, rootfs, dir, u)) < 0)
+		return fd;
+	if (symlinkat(target, fd, base) == 0)
+		return undo_note(u, fd, base, MADE_FILE);
+	if (errno != EEXIST)
+		return gp_error_errno(-errno, "Failed to link %s%s", rootfs, link);
+	n = readlinkat(fd, base, have, sizeof(have) - 1);
+	if (n >= 0 && (have[n] = '\0', strcmp(have, target) == 0))
+		return 0;
+	gp_warn("the container has its own %s, which is kept: the injected one is %s", link,
+		target);
+	return 0;
+}
+
+/*
+ * LINK -> its file in GP_INJECT_DIR, for each program (/usr/bin/nvidia-smi) and manifest
+ * (/etc/vulkan/icd.d/nvidia_icd.json), and GP_CDI_LINK -> GP_CDI_FILE with a spec.
+ */
+static int link_files(int rootfd, const char *rootfs, const struct gp_inject *inj, bool cdi,
+		      struct undo *u)
+{
+	char target[PATH_MAX];
+	int r = 0;
+
+	for (size_t i = 0; i < inj->n && r == 0; i++) {
+		const struct gp_inject_file *f = &inj->v[i];
+
+		if (f->kind == GP_INJECT_LIB || !strrchr(f->link, '/'))
 			continue;
-		snprintf(dir, sizeof(dir), "%.*s", (int)(base - f->link - 1), f->link + 1);
-		base++;
-		if ((fd = open_dir(rootfd, rootfs, dir, u)) < 0)
-			return fd;
 		snprintf(target, sizeof(target), "%s/%s/%s", GP_INJECT_DIR, gp_inject_dir(f->kind),
 			 f->name);
-		if (symlinkat(target, fd, base) == 0) {
-			r = undo_note(u, fd, base, MADE_FILE);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		if (errno != EEXIST)
-			return gp_error_errno(-errno, "Failed to link %s%s", rootfs, f->link);
-		n = readlinkat(fd, base, have, sizeof(have) - 1);
-		if (n >= 0 && (have[n] = '\0', strcmp(have, target) == 0))
-			continue;
-		gp_warn("the container has its own %s, which is kept: the injected one is %s",
-			f->link, target);
+		r = link_one(rootfd, rootfs, f->link, target, u);
 	}
-	return 0;
+	if (r == 0 && cdi)
+		r = link_one(rootfd, rootfs, GP_CDI_LINK, GP_CDI_FILE, u);
+	return r;
 }
 
 /* GP_INJECT_LDCONF, where the container has /etc/ld.so.conf.d (its ldconfig reads it). */
@@ -372,7 +406,7 @@ static int stage_of(const struct gp_ctx *ctx, const char *name, struct stage *st
 }
 
 int gp_inject_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs,
-		    const struct gp_inject *inj)
+		    const struct gp_inject *inj, const char *cdi)
 {
 	struct stage st;
 	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -390,9 +424,9 @@ int gp_inject_mount(const struct gp_ctx *ctx, const char *name, const char *root
 	if (r == 0)
 		r = check_own_libraries(rootfd, inj, &read, &cached);
 	if (r == 0)
-		r = mount_tree(&st, rootfd, rootfs, inj, u);
+		r = mount_tree(&st, rootfd, rootfs, inj, cdi, u);
 	if (r == 0)
-		r = link_files(rootfd, rootfs, inj, u);
+		r = link_files(rootfd, rootfs, inj, cdi != NULL, u);
 	if (r == 0)
 		r = add_ldconf(rootfd, rootfs, u);
 	if (r == 0 && !cached)

@@ -178,11 +178,70 @@ static int bind_node(int devfd, const char *root, const struct gp_devnode *n, st
 	return 0;
 }
 
+/* The links of /dev/char made so far, to take back on failure. */
+struct char_links {
+	int dirfd;
+	bool made[GP_PLAN_MAX_NODES];
+};
+
+static void char_name(const struct gp_devnode *n, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u:%u", n->major, n->minor);
+}
+
+/*
+ * /dev/char/MAJOR:MINOR -> ../NAME for each planned node, as udev makes them on a host:
+ * runc and systemd resolve device rules through them (without, NVML in a nested Docker
+ * container fails after a systemctl daemon-reload). A /dev/char that is not a plain
+ * directory, or a link of that name the container made, is left as it is and said.
+ */
+static void link_char(int devfd, const struct gp_plan *plan, struct char_links *l)
+{
+	char name[32], target[96], have[96];
+
+	l->dirfd = -1;
+	if (mkdirat(devfd, "char", 0755) < 0 && errno != EEXIST)
+		return;
+	l->dirfd =
+	    gp_openat2(devfd, "char", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
+	if (l->dirfd < 0) {
+		gp_warn("/dev/char in the container is not a plain directory: no MAJOR:MINOR links "
+			"are made for the GPU nodes");
+		return;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		ssize_t n;
+
+		char_name(&plan->nodes[i], name, sizeof(name));
+		snprintf(target, sizeof(target), "../%s", plan->nodes[i].name);
+		l->made[i] = symlinkat(target, l->dirfd, name) == 0;
+		if (l->made[i] || errno != EEXIST)
+			continue;
+		n = readlinkat(l->dirfd, name, have, sizeof(have) - 1);
+		if (n < 0 || (have[n] = '\0', strcmp(have, target) != 0))
+			gp_warn("/dev/char/%s in the container is not a link to %s; it is kept",
+				name, target);
+	}
+}
+
+static void unlink_char(const struct gp_plan *plan, struct char_links *l, bool undo)
+{
+	char name[32];
+
+	for (size_t i = 0; i < plan->n && l->dirfd >= 0 && undo; i++) {
+		char_name(&plan->nodes[i], name, sizeof(name));
+		if (l->made[i])
+			unlinkat(l->dirfd, name, 0);
+	}
+	gp_closep(&l->dirfd);
+}
+
 int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *plan,
 		  int (*then)(void *arg), void *arg)
 {
 	struct done done[GP_PLAN_MAX_NODES];
 	_cleanup_close_ int devfd = open_dev(rootfs);
+	struct char_links links = { .dirfd = -1 };
 	size_t i;
 	int r = 0;
 
@@ -192,8 +251,11 @@ int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *pl
 		done[i] = (struct done){ .dirfd = -1 };
 		r = bind_node(devfd, root, &plan->nodes[i], &done[i]);
 	}
+	if (r == 0)
+		link_char(devfd, plan, &links);
 	if (r == 0 && then)
 		r = then(arg);
+	unlink_char(plan, &links, r < 0);
 	/* The i nodes tried, the one that failed included: it may have made its file. */
 	for (size_t j = i; j-- > 0;) {
 		if (r < 0)

@@ -11,7 +11,8 @@
  * Binds every planned host node (<root>/dev/NAME, checked to be the planned
  * character device) onto <rootfs>/dev/NAME, nosuid and noexec. Targets are resolved
  * by fd inside the rootfs with no symlink followed and no mount point crossed below
- * /dev; a target that exists must be a plain file or character device. Then, when
+ * /dev; a target that exists must be a plain file or character device. Each gets its
+ * /dev/char/MAJOR:MINOR link, where the container has none of that name. Then, when
  * given, then(arg) runs, the rest of the start's work. On any failure (then's too)
  * every mount made so far is undone and the files it created removed. Returns 0, or
  * -errno after saying what failed and what to do.

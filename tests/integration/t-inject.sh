@@ -80,7 +80,9 @@ test_inject_runs_from_injected_files() {
 	stop ij
 	# After stop, what docs/driver.md lists: the empty mount point, the PATH link, the cache.
 	after=$(rootfs_list ij)
-	check "left in the rootfs" "./etc/ld.so.cache f 
+	check "left in the rootfs" "./etc/cdi d 
+./etc/cdi/gpu-provision.json l /usr/local/nvidia/cdi/gpu-provision.json
+./etc/ld.so.cache f 
 ./usr/bin/nvidia-smi l /usr/local/nvidia/bin/nvidia-smi
 ./usr/local d 
 ./usr/local/nvidia d " "$(comm -13 <(echo "$before") <(echo "$after"))"
