@@ -48,7 +48,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools tests-helpers check-slow fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers check-slow check-nested fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 all: man
@@ -363,6 +363,12 @@ check-platforms:
 check-slow: deps
 	$(MAKE) all tests-helpers
 	@tests/slow/old-glibc.sh
+
+# Slower: Podman (Debian 12) and Docker (Debian 13) nested in real LXC containers, through
+# the CDI spec of the start (debootstrapped trees, cached).
+check-nested: deps
+	$(MAKE) all tests-helpers
+	@tests/slow/nested.sh
 
 # The hook's path under valgrind (a dynamically linked build: tests/valgrind.sh says why).
 valgrind: deps

@@ -4,6 +4,7 @@
 
 #include "base/paths.h"
 #include "diagnose/hostreport.h"
+#include "start/cdi.h"
 
 static struct json_object *tristate_json(enum gp_tristate t)
 {
@@ -220,6 +221,31 @@ static struct json_object *runtime_json(const struct gp_runtime *rt)
 	return o;
 }
 
+/* A GPU's names on a line of their own (its index first), then all. */
+static void print_cdi_name(const char *name, void *u)
+{
+	bool first = (*name >= '0' && *name <= '9') || strcmp(name, "all") == 0;
+
+	fprintf(u, "%s" GP_CDI_KIND "=%s", first ? "\n  " : "  ", name);
+}
+
+static void add_cdi_name(const char *name, void *u)
+{
+	json_object_array_add(u, json_object_new_string(name));
+}
+
+/* What an injecting start's CDI spec would name, given every GPU. */
+static struct json_object *cdi_json(const struct gp_host *h)
+{
+	struct json_object *o = json_object_new_object(), *names = json_object_new_array();
+
+	gp_cdi_names(h, add_cdi_name, names);
+	json_object_object_add(o, "kind", json_object_new_string(GP_CDI_KIND));
+	json_object_object_add(o, "file", json_object_new_string(GP_CDI_LINK));
+	json_object_object_add(o, "devices", names);
+	return o;
+}
+
 struct json_object *gp_report_json(const struct gp_report *rep)
 {
 	const struct gp_host *h = rep->host;
@@ -247,6 +273,8 @@ struct json_object *gp_report_json(const struct gp_report *rep)
 	json_object_object_add(o, "kernel", kernel_json(h));
 	if (rep->userspace)
 		json_object_object_add(o, "userspace", userspace_json(rep->userspace, rep->inject));
+	if (rep->host->driver_loaded)
+		json_object_object_add(o, "cdi", cdi_json(rep->host));
 	json_object_object_add(o, "findings", json_object_new_array());
 	return o;
 }
@@ -339,4 +367,8 @@ void gp_report_print(const struct gp_report *rep, FILE *f)
 	print_gpus(h, f);
 	if (rep->userspace)
 		print_userspace(rep->userspace, rep->inject, h->version, f);
+	fprintf(f, "CDI:        %s of an injecting start (cdi = yes), for the GPUs it gets:",
+		GP_CDI_LINK);
+	gp_cdi_names(h, print_cdi_name, f);
+	fputc('\n', f);
 }

@@ -101,25 +101,53 @@ static struct json_object *nodes_of(const struct gp_devnode *n)
 	return a;
 }
 
+/* The names of the GPU of index and uuid as a device: its index, and its UUID where CDI takes it.
+ */
+static void gpu_names(unsigned int index, const char *uuid, void (*fn)(const char *, void *),
+		      void *u)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", index);
+	fn(name, u);
+	if (cdi_name_is_valid(uuid))
+		fn(uuid, u);
+}
+
+void gp_cdi_names(const struct gp_host *host, void (*fn)(const char *name, void *u), void *u)
+{
+	for (size_t i = 0; i < host->ngpus; i++)
+		if (!host->gpus[i].excluded)
+			gpu_names((unsigned int)host->gpus[i].index, host->gpus[i].uuid, fn, u);
+	fn("all", u);
+}
+
+struct devices {
+	struct json_object *array;
+	const struct gp_devnode *node;
+};
+
+static void add_device(const char *name, void *u)
+{
+	struct devices *d = u;
+
+	json_object_array_add(d->array, device_json(name, nodes_of(d->node)));
+}
+
 static struct json_object *devices_json(const struct gp_host *host, const struct gp_plan *plan)
 {
-	struct json_object *devices = json_object_new_array(), *all = json_object_new_array();
+	struct json_object *all = json_object_new_array();
+	struct devices d = { json_object_new_array(), NULL };
 
 	for (size_t i = 0; i < plan->ngpus; i++) {
-		const struct gp_devnode *n = gpu_node(host, plan, &plan->gpus[i]);
-		char index[16];
-
-		if (!n)
+		d.node = gpu_node(host, plan, &plan->gpus[i]);
+		if (!d.node)
 			continue;
-		snprintf(index, sizeof(index), "%u", plan->gpus[i].index);
-		json_object_array_add(devices, device_json(index, nodes_of(n)));
-		if (cdi_name_is_valid(plan->gpus[i].uuid))
-			json_object_array_add(devices,
-					      device_json(plan->gpus[i].uuid, nodes_of(n)));
-		json_object_array_add(all, node_json(n));
+		gpu_names(plan->gpus[i].index, plan->gpus[i].uuid, add_device, &d);
+		json_object_array_add(all, node_json(d.node));
 	}
-	json_object_array_add(devices, device_json("all", all));
-	return devices;
+	json_object_array_add(d.array, device_json("all", all));
+	return d.array;
 }
 
 /* The soname of each library where a loader finds it, each program and manifest at its link. */

@@ -29,4 +29,10 @@
 char *gp_cdi_spec(const struct gp_host *host, const struct gp_plan *plan,
 		  const struct gp_inject *inj);
 
+/*
+ * Calls fn with each device name a start given every GPU of host would have in its spec,
+ * as gp_cdi_spec names them: each GPU's index and UUID, then "all".
+ */
+void gp_cdi_names(const struct gp_host *host, void (*fn)(const char *name, void *u), void *u);
+
 #endif

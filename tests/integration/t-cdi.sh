@@ -80,3 +80,14 @@ test_cdi_hostile_etc_cdi() {
 	refused_clean ch "$before" "/etc/cdi in the container is not a plain directory of its rootfs"
 	check "the host's /etc" absent "$([ -e /etc/gpu-provision.json ] && echo present || echo absent)"
 }
+
+# host says what an injecting start's spec would name: each GPU by index and UUID, and all.
+test_cdi_host_shows_the_devices() {
+	local out
+	out=$(gp --root "$GP_FIXTURES/quad-550-proprietary" host)
+	check "the GPU of index 3" "  nvidia.com/gpu=3  nvidia.com/gpu=GPU-1a2b3c4d-0000-4000-8000-0000000000c1" \
+		"$(grep -F 'nvidia.com/gpu=3' <<<"$out")"
+	check "all" "  nvidia.com/gpu=all" "$(grep -F 'nvidia.com/gpu=all' <<<"$out")"
+	check "json" "nvidia.com/gpu /etc/cdi/gpu-provision.json 9 all" \
+		"$(gp --root "$GP_FIXTURES/quad-550-proprietary" host --json | jq -r '.cdi | "\(.kind) \(.file) \(.devices | length) \(.devices[-1])"')"
+}

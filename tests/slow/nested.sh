@@ -1,0 +1,170 @@
+#!/bin/bash
+# make check-nested: Podman from Debian 12 (privileged and unprivileged) and Docker from
+# Debian 13 (docker.io 26.1, CDI turned on) nested in a real LXC container that gpu-provision
+# gave two of a fixture host's four GPUs, with the driver's user space of test doubles
+# injected: `podman run --device nvidia.com/gpu=...` of an image with no NVIDIA file (a
+# glibc, busybox and a loader cache of its own) reads the start's CDI spec, runs nvidia-smi
+# (the double) from the injected files and sees only the given GPUs' nodes; another GPU's
+# node it makes is not openable. The container's tree (minbase bookworm with podman, crun,
+# conmon, netavark; minbase trixie with docker.io) is made once and cached outside the repo.
+#
+# crun needs /sys/fs/cgroup to be cgroup2, so on a hybrid host this runs in a mount
+# namespace that shows only cgroup2 there (as tools/platform.sh's v2 view). This machine's
+# bounding set lacks CAP_SYS_RESOURCE, without which crun cannot load its device program:
+# podman runs with --cgroups disabled, and the LXC container's own device rules (BPF, from
+# attach) are what keeps the other GPUs out, which the test proves.
+set -euo pipefail
+if [ -z "${GP_NESTED_VIEW:-}" ] && [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+	exec unshare -m --propagation private -- bash -c \
+		'umount -R /sys/fs/cgroup 2>/dev/null || umount -l /sys/fs/cgroup
+		mount -t cgroup2 none /sys/fs/cgroup && GP_NESTED_VIEW=1 exec "$0" "$@"' "$0" "$@"
+fi
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" -eq 0 ] || { echo "check-nested: run as root" >&2; exit 1; }
+CACHES=${GP_CACHE:-/var/cache/gpu-provision}
+# tree SUITE PACKAGES: the cached minbase tree of SUITE with PACKAGES, made once (moved into
+# place only when debootstrap passed); its path.
+tree() {
+	local dir=$CACHES/$1-${2%%,*}
+	if [ ! -d "$dir" ]; then
+		command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+		rm -rf "$dir.tmp"
+		mkdir -p "$CACHES"
+		echo "check-nested: debootstrap --variant=minbase $1 with $2 (once, cached in $dir)" >&2
+		debootstrap --variant=minbase --include="$2,busybox-static" "$1" "$dir.tmp" \
+			http://deb.debian.org/debian >/dev/null
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+PODMAN=$(tree bookworm podman,crun,conmon,netavark)
+DOCKER=$(tree trixie docker.io,docker-cli)
+use_trusted_install || exit 1 # attach writes only a gpu-hook root alone can change
+WORK=$(mktemp -d /tmp/gp-nested.XXXXXX)
+chmod 755 "$WORK"
+P=$WORK/lxc CONF=$WORK/conf US=550.54.14
+mkdir -p "$P" "$CONF"
+trap 'for c in nest unest dock; do lxc-stop -P "$P" -n $c -k >/dev/null 2>&1 || true; done; rm -rf "$WORK" ${GP_INSTALLED:+"$GP_INSTALLED"}' EXIT
+passed=0 failed=0
+expect() { # expect DESCRIPTION WANT TEXT: TEXT has the line WANT (fixed string)
+	if printf '%s\n' "$3" | grep -qF -- "$2"; then passed=$((passed + 1)); else
+		echo "not ok: $1: no [$2] in:"; printf '%s\n' "$3"; failed=$((failed + 1)); fi
+}
+gp() { "$GP" --root "$WORK/root" --confdir "$CONF" --lxcpath "$P" "$@"; }
+
+# image TREE DIR: a glibc image with no NVIDIA file: the loader, libc and libdl of the
+# cached TREE, busybox, and a loader cache of its own (which names no driver library).
+image() {
+	local CACHE=$1 dir=$2 lib=/lib/x86_64-linux-gnu
+	mkdir -p "$dir/bin" "$dir$lib" "$dir/lib64" "$dir/etc" "$dir/tmp" "$dir/dev" "$dir/proc" "$dir/sys"
+	cp "$CACHE$lib/libc.so.6" "$CACHE$lib/libdl.so.2" "$CACHE$lib/ld-linux-x86-64.so.2" "$dir$lib/"
+	ln -s "$lib/ld-linux-x86-64.so.2" "$dir/lib64/ld-linux-x86-64.so.2"
+	cp "$CACHE/bin/busybox" "$dir/bin/"
+	for t in sh ls cat mknod stat readlink; do ln -s busybox "$dir/bin/$t"; done
+	ldconfig -r "$dir"
+}
+
+# container NAME MODE RUNTIME: the runtime's cached tree as a container that can run it,
+# attached to GPUs 1 and 2 with the driver's user space injected, started, with the image
+# "plain" imported.
+container() {
+	local name=$1 mode=$2 runtime=$3 cfg=$P/$1/config tree=$PODMAN
+	[ "$runtime" = docker ] && tree=$DOCKER
+	mkdir -p "$P/$name"
+	cp -a "$tree" "$P/$name/rootfs"
+	cat >"$cfg" <<EOC
+lxc.uts.name = $name
+lxc.rootfs.path = dir:$P/$name/rootfs
+lxc.net.0.type = empty
+lxc.include = /usr/share/lxc/config/common.conf
+lxc.apparmor.profile = unconfined
+lxc.autodev = 1
+lxc.mount.auto = proc:rw sys:rw cgroup:rw
+lxc.mount.entry = tmpfs dev/shm tmpfs rw,nosuid,nodev,create=dir 0 0
+lxc.mount.entry = tmpfs run tmpfs rw,nosuid,nodev,mode=0755 0 0
+lxc.init.cmd = /bin/sleep infinity
+EOC
+	image "$tree" "$P/$name/rootfs/root/plain"
+	echo "device 0000:41:00.0 GPU-one" >"$P/$name/rootfs/root/plain/etc/fake-cuda"
+	if [ "$mode" = unprivileged ]; then
+		ensure_subids
+		printf '%s\n' "lxc.idmap = u 0 100000 65536" "lxc.idmap = g 0 100000 65536" >>"$cfg"
+		chown -R 100000:100000 "$P/$name/rootfs"
+		chmod 755 "$P/$name"
+	fi
+	gp attach "$name" --gpus 1,2 --inject >/dev/null
+	lxc-start -P "$P" -n "$name" -l INFO -o "$P/$name.log"
+	if [ "$runtime" = podman ]; then
+		in_ct "$P" "$name" 'tar -C /root/plain -c . | podman --storage-driver vfs import - plain >/dev/null'
+		return
+	fi
+	# Docker 26 reads CDI specs where its daemon.json turns the feature on.
+	mkdir -p "$P/$name/rootfs/etc/docker"
+	echo '{"storage-driver": "vfs", "iptables": false, "ip6tables": false, "bridge": "none", "features": {"cdi": true}}' >"$P/$name/rootfs/etc/docker/daemon.json"
+	in_ct "$P" "$name" 'dockerd >/var/log/dockerd.log 2>&1 &'
+	for _ in $(seq 100); do in_ct "$P" "$name" 'docker info >/dev/null 2>&1' && break; sleep 0.2; done
+	in_ct "$P" "$name" 'tar -C /root/plain -c . | docker import - plain >/dev/null'
+}
+
+# run NAME RUNTIME ARGS...: a nested container of the image, as compose would run it.
+run() {
+	local name=$1 runtime=$2
+	shift 2
+	if [ "$runtime" = podman ]; then
+		in_ct "$P" "$name" "podman --storage-driver vfs --events-backend file run --rm --network none --cgroups disabled $* 2>&1"
+	else
+		in_ct "$P" "$name" "docker run --rm --network none $* 2>&1"
+	fi
+}
+
+# nodes WORD...: the words sorted, as the nested container's /dev lists them.
+nodes() { printf '%s\n' "$@" | sort | paste -sd' '; }
+
+# The minor of the fixture's GPU of nvidia-smi index I.
+minor_of() {
+	jq -r --arg i "$1" '.gpus[] | select(.index == ($i | tonumber)) | .minor' "$WORK/host.json"
+}
+
+nested() { # nested NAME MODE RUNTIME
+	local name=$1 mode="$2 $3" runtime=$3 out m0 m1 m2
+	container "$name" "$2" "$runtime"
+	m0=$(minor_of 0) m1=$(minor_of 1) m2=$(minor_of 2)
+	out=$(run "$name" "$runtime" --device nvidia.com/gpu=all plain nvidia-smi)
+	expect "$mode: nvidia-smi through the default directory" \
+		"libnvidia-ml.so.1 is /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1), nvmlInit_v2 0" "$out"
+	out=$(run "$name" "$runtime" --device nvidia.com/gpu=all plain ls /dev)
+	expect "$mode: all: the given GPUs' nodes" "$(nodes "nvidia$m1" "nvidia$m2" nvidia-uvm nvidia-uvm-tools nvidiactl)" \
+		"$(printf '%s\n' "$out" | grep nvidia | sort | paste -sd' ')"
+	out=$(run "$name" "$runtime" --device nvidia.com/gpu=1 plain ls /dev)
+	expect "$mode: gpu=1: its node only" "$(nodes "nvidia$m1" nvidia-uvm nvidia-uvm-tools nvidiactl)" \
+		"$(printf '%s\n' "$out" | grep nvidia | sort | paste -sd' ')"
+	out=$(run "$name" "$runtime" --device "nvidia.com/gpu=$(jq -r '.gpus[2].uuid' "$WORK/host.json")" plain ls /dev)
+	expect "$mode: by UUID" "$(nodes "nvidia$m2" nvidia-uvm nvidia-uvm-tools nvidiactl)" \
+		"$(printf '%s\n' "$out" | grep nvidia | sort | paste -sd' ')"
+	# The fixture's nodes have no driver behind them: a given one opens to ENXIO; GPU 0's,
+	# made in the nested container (given CAP_MKNOD for it), is stopped by the LXC
+	# container's device rules; an unprivileged one's user namespace makes no node at all.
+	out=$(run "$name" "$runtime" --device nvidia.com/gpu=1 --cap-add MKNOD plain sh -c "'cat /dev/nvidia$m1; mknod /tmp/n0 c 195 $m0 && cat /tmp/n0; true'")
+	expect "$mode: the given GPU opens" "can't open '/dev/nvidia$m1': No such device or address" "$out"
+	# Stopped at the mknod or at the open, as the nested runtime's own rules or the LXC
+	# container's say: never opened.
+	expect "$mode: another GPU's node" "Operation not permitted" "$(printf '%s\n' "$out" | grep /tmp/n0)"
+	# A CUDA image's route: LD_LIBRARY_PATH names /usr/local/nvidia/lib64.
+	out=$(run "$name" "$runtime" --device nvidia.com/gpu=all --env LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64 plain nvidia-smi)
+	expect "$mode: a CUDA image's LD_LIBRARY_PATH" "libnvidia-ml.so.1 is /usr/local/nvidia/lib64/libnvidia-ml.so.1" "$out"
+	out=$(run "$name" "$runtime" --device nvidia.com/gpu=3 plain true || true)
+	expect "$mode: a GPU the start did not give is no device" "nvidia.com/gpu=3" "$out"
+	lxc-stop -P "$P" -n "$name" -k
+}
+
+make_root quad-550-proprietary "$WORK/root"
+add_host_userspace "$WORK/root" "$US"
+gp host --json >"$WORK/host.json"
+test_nested_podman_privileged() { nested nest privileged podman; }
+test_nested_podman_unprivileged() { nested unest unprivileged podman; }
+test_nested_docker() { nested dock privileged docker; }
+test_nested_podman_privileged
+test_nested_podman_unprivileged
+test_nested_docker
+echo "check-nested: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
