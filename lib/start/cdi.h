@@ -13,7 +13,7 @@
 /* The kind its devices are of, as NVIDIA's generator names them: nvidia.com/gpu=0. */
 #define GP_CDI_KIND "nvidia.com/gpu"
 
-/* The most a spec holds: a node per GPU and four mounts per injected file fit. */
+/* The most a spec holds: a node per GPU and three mounts per injected file fit. */
 #define GP_CDI_FILE_MAX (256 * 1024)
 
 /*

@@ -181,6 +181,7 @@ static int bind_node(int devfd, const char *root, const struct gp_devnode *n, st
 /* The links of /dev/char made so far, to take back on failure. */
 struct char_links {
 	int dirfd;
+	bool made_dir; /* /dev/char itself */
 	bool made[GP_PLAN_MAX_NODES];
 };
 
@@ -200,7 +201,8 @@ static void link_char(int devfd, const struct gp_plan *plan, struct char_links *
 	char name[32], target[96], have[96];
 
 	l->dirfd = -1;
-	if (mkdirat(devfd, "char", 0755) < 0 && errno != EEXIST)
+	l->made_dir = mkdirat(devfd, "char", 0755) == 0;
+	if (!l->made_dir && errno != EEXIST)
 		return;
 	l->dirfd =
 	    gp_openat2(devfd, "char", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
@@ -224,7 +226,7 @@ static void link_char(int devfd, const struct gp_plan *plan, struct char_links *
 	}
 }
 
-static void unlink_char(const struct gp_plan *plan, struct char_links *l, bool undo)
+static void unlink_char(int devfd, const struct gp_plan *plan, struct char_links *l, bool undo)
 {
 	char name[32];
 
@@ -233,6 +235,8 @@ static void unlink_char(const struct gp_plan *plan, struct char_links *l, bool u
 		if (l->made[i])
 			unlinkat(l->dirfd, name, 0);
 	}
+	if (undo && l->made_dir)
+		unlinkat(devfd, "char", AT_REMOVEDIR);
 	gp_closep(&l->dirfd);
 }
 
@@ -255,7 +259,7 @@ int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *pl
 		link_char(devfd, plan, &links);
 	if (r == 0 && then)
 		r = then(arg);
-	unlink_char(plan, &links, r < 0);
+	unlink_char(devfd, plan, &links, r < 0);
 	/* The i nodes tried, the one that failed included: it may have made its file. */
 	for (size_t j = i; j-- > 0;) {
 		if (r < 0)
