@@ -334,13 +334,17 @@ pkg-check:
 	are missing (pkg-config $(PKGS)): run sudo make deps" >&2; exit 1; }
 
 # The layers' whole rule (lib/README.md): includes, no circle of files, true headers.
-.PHONY: layers
+.PHONY: layers mutants-apply
 layers:
 	@tools/check-layers.sh all "$(LAYERS)" "$(HOOK_LAYERS)"
 
+# A mutant that no longer applies guards nothing: said at every make unit, not only by make mutants.
+mutants-apply:
+	@tools/mutants.sh --applies
+
 # attach, detach, adopt and the hook's moments need no root: run again as nobody to hold it.
 UNIT_NO_ROOT := $(BUILD)/tests/test-attach $(BUILD)/tests/test-hook
-unit: $(UNIT_BIN) layers
+unit: $(UNIT_BIN) layers mutants-apply
 	@tools/run-unit.sh $(UNIT_BIN)
 	@tools/run-unit.sh --as nobody $(UNIT_NO_ROOT)
 

@@ -5,6 +5,7 @@
 # the tree itself; the copy goes when this ends, Ctrl-C included.
 #
 # Usage: tools/mutants.sh [PATCH...]   (default: every tests/mutants/*.patch)
+#        tools/mutants.sh --applies       only that every patch still applies (make unit)
 # Exit: 0 every mutant killed; 1 one survived, or one no longer applies or builds;
 # 2 a named test fails without any mutant (or does not exist).
 set -euo pipefail
@@ -12,6 +13,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 T0=$SECONDS
 
+if [ "${1:-}" = --applies ]; then
+	stale=0
+	for m in tests/mutants/*.patch; do
+		patch -p1 --batch --fuzz=0 --dry-run -s <"$m" >/dev/null 2>&1 && continue
+		echo "mutants: $m no longer applies to the code; update the patch"
+		stale=$((stale + 1))
+	done
+	exit $((stale > 0))
+fi
 if [ $# -gt 0 ]; then patches=("$@"); else patches=(tests/mutants/*.patch); fi
 jobs=$(nproc 2>/dev/null || echo 2)
 
