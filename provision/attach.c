@@ -54,6 +54,9 @@ void gp_cli_attach_opts(const struct gp_cli *cli, const char *name, const char *
 						: cli->no_inject ? -1
 								 : 0,
 				      .capabilities = cli->capabilities,
+				      .nesting = cli->nesting	   ? 1
+						 : cli->no_nesting ? -1
+								   : 0,
 				      .dry_run = cli->dry_run };
 }
 
@@ -65,6 +68,10 @@ static int check_attach_options(const struct gp_cli *cli)
 	}
 	if (cli->inject && cli->no_inject) {
 		gp_error("--inject and --no-inject: give one");
+		return GP_EXIT_USAGE;
+	}
+	if (cli->nesting && cli->no_nesting) {
+		gp_error("--nesting and --no-nesting: give one");
 		return GP_EXIT_USAGE;
 	}
 	if (cli->caps && !cli->gpus) {

@@ -33,6 +33,7 @@ struct gp_cli {
 	bool deep;
 	const char *mode;
 	bool inject, no_inject;
+	bool nesting, no_nesting;
 	const char *capabilities;
 	bool pve;
 	bool all;

@@ -31,6 +31,11 @@ int gp_cmd_create(const struct gp_cli *cli)
 			 "PCT-OPTIONS]");
 		return GP_EXIT_USAGE;
 	}
+	if ((cli->nesting || cli->no_nesting) && !cli->gpus) {
+		gp_error("--nesting goes with --gpus: attach records it with the GPUs, and detach "
+			 "takes it out");
+		return GP_EXIT_USAGE;
+	}
 	if (gp_program_path("gpu-hook", GP_LIBEXECDIR, hook, sizeof(hook)) < 0) {
 		gp_error("gpu-hook is neither beside gpu-provision nor in %s", GP_LIBEXECDIR);
 		return GP_EXIT_FAILED;

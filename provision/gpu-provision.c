@@ -15,7 +15,9 @@
 
 /* Each command's options are the names of cli_options[] it reads (t-docs.sh holds --help,
  * each command's --help and gpu-provision(8) to these tables). */
-#define ATTACH_OPTS "root lxcpath confdir pve gpus caps mode inject no-inject capabilities dry-run"
+#define ATTACH_OPTS                                                                                \
+	"root lxcpath confdir pve gpus caps mode inject no-inject capabilities nesting "           \
+	"no-nesting dry-run"
 static const struct gp_command commands[] = {
 	{ "host", "", "show the host's driver, GPUs, majors and uvm state", "root json",
 	  gp_cmd_host },
@@ -101,6 +103,10 @@ static const struct cli_option cli_options[] = {
 	OPT("capabilities", SET_STRING, capabilities, "LIST",
 	    "what to inject: compute, utility, video, graphics, display (default: compute, "
 	    "utility)"),
+	OPT("nesting", SET_FLAG, nesting, NULL,
+	    "let a runtime inside run (Docker, Podman): Proxmox features nesting=1, or LXC's "
+	    "nesting.conf"),
+	OPT("no-nesting", SET_FLAG, no_nesting, NULL, "take out the nesting attach gave"),
 	OPT("pve", SET_FLAG, pve, NULL, "treat containers as Proxmox VE's (found by /etc/pve/lxc)"),
 	OPT("all", SET_FLAG, all, NULL, "every container with an ini"),
 	OPT("cluster", SET_FLAG, cluster, NULL,

@@ -226,6 +226,183 @@ char *gp_pveconf_edit(const struct gp_pveconf *c, const char *const *remove, siz
 	return s.out.data;
 }
 
+/* The current section's key line: its offset, length and number in the file. */
+struct key_line {
+	const char *key;
+	size_t off, n;
+	unsigned int lineno, line;
+};
+
+static int find_key_line(const char *line, size_t n, size_t off, void *u)
+{
+	struct key_line *s = u;
+	char key[128], value[LINE_MAX_LEN + 1];
+
+	s->lineno++;
+	if (!split(line, n, key, sizeof(key), value, sizeof(value)) || strcmp(key, s->key) != 0)
+		return 0;
+	s->off = off;
+	s->n = n;
+	s->line = s->lineno;
+	return 1;
+}
+
+/* One part of a list value, as offsets into its line: the name's and the value's, trimmed. */
+struct item_part {
+	size_t name_at, name_len, value_at, end;
+};
+
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/* A part [a, b) trimmed of blanks, as "name=value": false for anything else. */
+static bool item_part(const char *line, size_t a, size_t b, struct item_part *p)
+{
+	size_t eq = a;
+
+	while (eq < b && is_key_char(line[eq]) && line[eq] != '.')
+		eq++;
+	if (eq == a || eq + 1 >= b || line[eq] != '=')
+		return false;
+	*p = (struct item_part){ a, eq - a, eq + 1, b };
+	return true;
+}
+
+/*
+ * Walks the parts of line[from, n): 1 when one is named name (*found), 0 when none is,
+ * -GP_EBADCONF when any part is not "name=value". Blank parts are skipped, as Proxmox
+ * skips them. *last is where the last non-blank byte of the value ends.
+ */
+static int find_item(const char *line, size_t from, size_t n, const char *name,
+		     struct item_part *found, size_t *last)
+{
+	int r = 0;
+
+	*last = from;
+	for (size_t s = from; s <= n;) {
+		size_t e = s, a, b;
+		struct item_part p;
+
+		while (e < n && line[e] != ',')
+			e++;
+		for (a = s; a < e && is_blank(line[a]);)
+			a++;
+		for (b = e; b > a && is_blank(line[b - 1]);)
+			b--;
+		if (a < b && !item_part(line, a, b, &p))
+			return -GP_EBADCONF;
+		if (a < b && !r && p.name_len == strlen(name) &&
+		    memcmp(line + p.name_at, name, p.name_len) == 0) {
+			*found = p;
+			r = 1;
+		}
+		if (a < b || e < n)
+			*last = a < b ? b : e + 1;
+		s = e + 1;
+	}
+	return r;
+}
+
+int gp_pveconf_item_get(const struct gp_pveconf *c, const char *key, const char *name, char *out,
+			size_t size, unsigned int *line)
+{
+	struct key_line k = { .key = key };
+	struct item_part p;
+	size_t at, last;
+	int r;
+
+	if (for_lines(c->text, 0, c->current_end, find_key_line, &k) != 1)
+		return -ENOENT;
+	*line = k.line;
+	key_length(c->text + k.off, k.n, &at);
+	r = find_item(c->text + k.off, at, k.n, name, &p, &last);
+	if (r <= 0)
+		return r < 0 ? r : -ENOENT;
+	snprintf(out, size, "%.*s", (int)(p.end - p.value_at), c->text + k.off + p.value_at);
+	return 0;
+}
+
+/* The text with [from, to) of it replaced by what, malloc'd. */
+static char *splice(const struct gp_pveconf *c, size_t from, size_t to, const char *what,
+		    bool *changed)
+{
+	struct gp_buf b = { 0 };
+
+	if (gp_buf_printf(&b, "%.*s%s%.*s", (int)from, c->text, what, (int)(c->len - to),
+			  c->text + to) < 0) {
+		gp_buf_free(&b);
+		return NULL;
+	}
+	*changed = b.len != c->len || memcmp(b.data, c->text, c->len) != 0;
+	return b.data;
+}
+
+/* Takes the part p out of its line k, with one comma beside it; the line too when it empties. */
+static char *take_out(const struct gp_pveconf *c, const struct key_line *k, size_t at,
+		      const struct item_part *p, bool *changed)
+{
+	const char *line = c->text + k->off;
+	size_t from = p->name_at, to = p->end, before = p->name_at, rest;
+
+	while (before > at && is_blank(line[before - 1]))
+		before--;
+	if (before > at && line[before - 1] == ',')
+		from = before - 1; /* ",name=value" after another part */
+	else if (to < k->n && line[to] == ',')
+		to++; /* the first part: "name=value," */
+	for (rest = at; rest < k->n; rest++)
+		if ((rest < from || rest >= to) && !is_blank(line[rest]) && line[rest] != ',')
+			break;
+	if (rest == k->n) /* nothing but blanks and commas left: the line goes, newline too */
+		return splice(c, k->off, k->off + k->n + (k->off + k->n < c->len), "", changed);
+	return splice(c, k->off + from, k->off + to, "", changed);
+}
+
+char *gp_pveconf_item_edit(const struct gp_pveconf *c, const struct gp_pveconf_item *it,
+			   bool *changed, unsigned int *line)
+{
+	struct key_line k = { .key = it->key };
+	_cleanup_free_ char *add = NULL;
+	struct item_part p;
+	size_t at, last;
+	int r;
+
+	if (for_lines(c->text, 0, c->current_end, find_key_line, &k) != 1) {
+		if (!it->value || it->only_if)
+			return splice(c, 0, 0, "", changed);
+		if (asprintf(&add, "%s: %s=%s", it->key, it->name, it->value) < 0)
+			return NULL;
+		return gp_pveconf_edit(c, NULL, 0, (const char *const[]){ add }, 1, changed);
+	}
+	*line = k.line;
+	key_length(c->text + k.off, k.n, &at);
+	r = find_item(c->text + k.off, at, k.n, it->name, &p, &last);
+	if (r < 0) {
+		errno = GP_EBADCONF;
+		return NULL;
+	}
+	if (r == 1 && it->only_if &&
+	    (p.end - p.value_at != strlen(it->only_if) ||
+	     memcmp(c->text + k.off + p.value_at, it->only_if, p.end - p.value_at) != 0))
+		return splice(c, 0, 0, "", changed);
+	if (r == 1 && it->value)
+		return splice(c, k.off + p.value_at, k.off + p.end, it->value, changed);
+	if (r == 1)
+		return take_out(c, &k, at, &p, changed);
+	if (!it->value || it->only_if)
+		return splice(c, 0, 0, "", changed);
+	/* Appended after the last part: taking it out again gives back the same bytes. */
+	if (asprintf(&add, "%s%s=%s",
+		     last == at				? " "
+		     : c->text[k.off + last - 1] == ',' ? ""
+							: ",",
+		     it->name, it->value) < 0)
+		return NULL;
+	return splice(c, k.off + last, k.off + last, add, changed);
+}
+
 static int dev_line(const char *line, size_t n, size_t off, void *u)
 {
 	unsigned long long *used = u;
@@ -260,15 +437,39 @@ int gp_pveconf_check_unlocked(const struct gp_pveconf *c, const char *id)
 }
 
 struct locked_edit {
-	const char *id;
+	const char *path, *id;
 	const struct gp_line_edit *e;
+	const struct gp_pveconf_item *item;
 };
+
+/* The item edit after the lines': said with the file and line when a part is not name=value. */
+static char *edit_item(const struct locked_edit *le, char *text, bool *changed)
+{
+	_cleanup_free_ char *lines = text;
+	struct gp_pveconf c;
+	unsigned int line = 0;
+	bool item_changed = false;
+	char *out;
+
+	if (gp_pveconf_parse(lines, strlen(lines), &c) < 0) {
+		errno = GP_EBADCONF;
+		return NULL;
+	}
+	out = gp_pveconf_item_edit(&c, le->item, &item_changed, &line);
+	if (!out && errno == GP_EBADCONF)
+		gp_error("%s:%u: a part of \"%s:\" is not name=value: write it as Proxmox does "
+			 "(pct set %s --%s ...), then run this again",
+			 le->path, line, le->item->key, le->id, le->item->key);
+	*changed |= item_changed;
+	return out;
+}
 
 /* The file as read under the config lock: refused when it is not ours to edit now. */
 static char *edit_pve(const char *old, size_t len, void *u, bool *changed)
 {
 	const struct locked_edit *le = u;
 	struct gp_pveconf c;
+	char *text;
 	int r;
 
 	if (gp_pveconf_parse(old, len, &c) < 0) {
@@ -283,12 +484,14 @@ static char *edit_pve(const char *old, size_t len, void *u, bool *changed)
 		errno = -r;
 		return NULL;
 	}
-	return gp_pveconf_edit(&c, le->e->remove, le->e->nremove, le->e->add, le->e->nadd, changed);
+	text = gp_pveconf_edit(&c, le->e->remove, le->e->nremove, le->e->add, le->e->nadd, changed);
+	return text && le->item ? edit_item(le, text, changed) : text;
 }
 
-int gp_pveconf_edit_file(const char *path, const char *id, const struct gp_line_edit *e)
+int gp_pveconf_edit_file(const char *path, const char *id, const struct gp_line_edit *e,
+			 const struct gp_pveconf_item *item)
 {
-	struct locked_edit le = { id, e };
+	struct locked_edit le = { path, id, e, item };
 
 	return gp_edit_file(path, GP_PVE_CONFIG_MAX, edit_pve, &le);
 }

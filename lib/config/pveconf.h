@@ -45,11 +45,41 @@ char *gp_pveconf_edit(const struct gp_pveconf *c, const char *const *remove, siz
 int gp_pveconf_check_unlocked(const struct gp_pveconf *c, const char *id);
 
 /*
- * Applies e to the config of container id at path, refusing it (-EBUSY) when it holds a
- * "lock:" in the same read: atomic, old file kept as .gpu-provision.bak. 1, 0, -errno.
+ * One item of a list value in the current section ("features: keyctl=1,nesting=1"), to
+ * set or take out with the line's other items kept as they are, byte for byte.
+ */
+struct gp_pveconf_item {
+	const char *key;     /* the line's: "features" */
+	const char *name;    /* the item's: "nesting" */
+	const char *value;   /* set it to this (appended when absent), or NULL: take it out */
+	const char *only_if; /* change it only while its value is this; NULL: whatever it is */
+};
+
+/*
+ * The value of item name of the current section's key line, into out: 0; -ENOENT when
+ * there is no such line or item; -GP_EBADCONF when a part of that line is not
+ * "name=value" (Proxmox refuses it too), *line then the line's number in the file.
+ */
+int gp_pveconf_item_get(const struct gp_pveconf *c, const char *key, const char *name, char *out,
+			size_t size, unsigned int *line);
+
+/*
+ * Returns the text with it applied: in place on its line, a new "key: name=value" line
+ * after the section's last when there is none, the line gone when its last item goes.
+ * *changed says whether it differs. Malloc'd; NULL with errno GP_EBADCONF for a line
+ * with a part that is not "name=value" (*line its number), ENOMEM.
+ */
+char *gp_pveconf_item_edit(const struct gp_pveconf *c, const struct gp_pveconf_item *it,
+			   bool *changed, unsigned int *line);
+
+/*
+ * Applies e, then item (may be NULL), to the config of container id at path, refusing it
+ * (-EBUSY) when it holds a "lock:" in the same read: atomic, old file kept as
+ * .gpu-provision.bak. 1, 0, -errno.
  */
 struct gp_line_edit;
-int gp_pveconf_edit_file(const char *path, const char *id, const struct gp_line_edit *e);
+int gp_pveconf_edit_file(const char *path, const char *id, const struct gp_line_edit *e,
+			 const struct gp_pveconf_item *item);
 
 /* "devN" numbers already used in the current section, as a bit set of 0..63. */
 unsigned long long gp_pveconf_used_devs(const struct gp_pveconf *c);

@@ -19,6 +19,7 @@
 #include "driver/runtime.h"
 #include "host/host.h"
 #include "ops/attach.h"
+#include "ops/nesting.h"
 #include "ops/takeover.h"
 #include "ops/target.h"
 #include "plan/cgroup.h"
@@ -450,16 +451,22 @@ static void warn_devn_ordering(const struct gp_attach_opts *o)
 			"\"systemctl enable gpu-provision-prepare.service\", or use --mode hook");
 }
 
+/* The lines of the config, a record of .applied's aside (nesting.c says what it does). */
+static void print_lines(const char *what, const struct lines *l, const char *config)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!gp_nesting_is_record(l->v[i]))
+			printf("would %s %s: %s\n", what, config, l->v[i]);
+}
+
 static void print_dry_run(const struct gp_ini *conf, const struct lines *old,
 			  const struct lines *add, const char *config)
 {
 	_cleanup_free_ char *ini = gp_ini_format(conf);
 
 	printf("would write the ini:\n%s", ini ? ini : "");
-	for (size_t i = 0; i < old->n; i++)
-		printf("would remove from %s: %s\n", config, old->v[i]);
-	for (size_t i = 0; i < add->n; i++)
-		printf("would add to %s: %s\n", config, add->v[i]);
+	print_lines("remove from", old, config);
+	print_lines("add to", add, config);
 }
 
 static char *read_ini_text(const struct gp_attach_opts *o)
@@ -507,18 +514,38 @@ static int lines_union(const struct lines *a, const struct lines *b, struct line
 	return r;
 }
 
+/* The lines of l that go into the config: a record of .applied's is none (nesting.c). */
+static size_t config_lines(const struct lines *l, const char **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!gp_nesting_is_record(l->v[i]))
+			out[n++] = l->v[i];
+	return n;
+}
+
+/* Takes remove out of the config and puts add and item in, in one edit. */
+static int edit_config(const struct gp_target *t, const struct lines *remove,
+		       const struct lines *add, const struct gp_pveconf_item *item)
+{
+	const char *out[LINES_CAP], *in[LINES_CAP];
+	size_t nout = config_lines(remove, out), nin = config_lines(add, in);
+
+	return gp_target_edit(t, out, nout, in, nin, item);
+}
+
 /* The ini, then the config; on failure the ini as it was. */
 static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_target *t,
 				const struct gp_ini *conf, const struct lines *remove,
-				const struct lines *add)
+				const struct lines *add, const struct gp_pveconf_item *item)
 {
 	_cleanup_free_ char *old_ini = read_ini_text(o);
 	int r = gp_ini_save(o->ctx, o->name, conf);
 
 	if (r < 0)
 		return r;
-	r = gp_target_edit(t, (const char *const *)remove->v, remove->n,
-			   (const char *const *)add->v, add->n);
+	r = edit_config(t, remove, add, item);
 	if (r < 0)
 		restore_ini(o, old_ini); /* the config is as it was: so is the ini */
 	return r;
@@ -531,7 +558,7 @@ static int write_ini_and_config(const struct gp_attach_opts *o, const struct gp_
  */
 static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 		 const struct gp_ini *conf, struct lines *old, struct lines *add,
-		 const struct lines *recipe)
+		 const struct lines *recipe, const struct gp_pveconf_item *item)
 {
 	_cleanup_lines_ struct lines both = { 0 }, out = { 0 };
 	int r, w;
@@ -546,7 +573,7 @@ static int apply(const struct gp_attach_opts *o, const struct gp_target *t,
 		gp_error("nothing of \"%s\" was changed", t->config);
 		return r;
 	}
-	r = write_ini_and_config(o, t, conf, &out, add);
+	r = write_ini_and_config(o, t, conf, &out, add, item);
 	if (r < 0) {
 		write_applied(o, old); /* the config holds the old lines still */
 		return r;
@@ -613,6 +640,7 @@ struct attach_run {
 	struct gp_plan plan;
 	struct lines old, add, recipe;
 	struct gp_takeover tk;
+	struct gp_nesting nest;
 };
 
 static void attach_run_free(struct attach_run *a)
@@ -644,6 +672,10 @@ static int plan_attach(const struct gp_attach_opts *o, struct attach_run *a)
 		r = resolve(&with, &a->conf, &a->plan);
 	if (r == 0)
 		r = wanted_lines(o, &a->t, &a->conf, &a->plan, &a->old, &a->add);
+	if (r == 0)
+		r = gp_nesting_plan(o, &a->t, (const char *const *)a->old.v, a->old.n, &a->nest);
+	if (r == 0 && a->nest.record[0])
+		r = lines_add(&a->add, a->nest.record, "");
 	return r;
 }
 
@@ -721,11 +753,14 @@ static int attach_planned(const struct gp_attach_opts *o, struct attach_run *a,
 	changes->added = count_missing(&a->add, &a->old);
 	if (o->dry_run && !o->adopt)
 		print_dry_run(&a->conf, &a->old, &a->add, a->t.config);
-	if (o->dry_run)
+	if (o->dry_run) {
+		gp_nesting_say(&a->nest, a->t.config, true);
 		return 0;
-	r = apply(o, &a->t, &a->conf, &a->old, &a->add, &a->recipe);
+	}
+	r = apply(o, &a->t, &a->conf, &a->old, &a->add, &a->recipe, gp_nesting_item(&a->nest));
 	if (r < 0)
 		return r;
+	gp_nesting_say(&a->nest, a->t.config, false);
 	changes->changed = r > 0;
 	if (devn_mode(a->conf.mode))
 		warn_devn_ordering(o);
@@ -749,10 +784,12 @@ static void adopt_print_diff(const struct gp_attach_opts *o, const struct attach
 	for (size_t i = 0; i < a->recipe.n; i++)
 		printf("-%s\n", a->recipe.v[i]);
 	for (size_t i = 0; i < a->old.n; i++)
-		if (!lines_have(&a->add, a->old.v[i]))
+		if (!lines_have(&a->add, a->old.v[i]) && !gp_nesting_is_record(a->old.v[i]))
 			printf("-%s\n", a->old.v[i]);
 	for (size_t i = 0; i < a->add.n; i++)
-		printf("+%s\n", a->add.v[i]);
+		if (!gp_nesting_is_record(a->add.v[i]))
+			printf("+%s\n", a->add.v[i]);
+	gp_nesting_say(&a->nest, a->t.config, true);
 	printf("would write %s:\n%s", a->conf.path, ini ? ini : "");
 	gp_takeover_print_left(&a->tk, stdout);
 }
@@ -870,6 +907,8 @@ int gp_detach(const struct gp_attach_opts *o)
 	_cleanup_free_ char *applied = gp_applied_path(o->ctx, o->name);
 	_cleanup_free_ char *local_ini = gp_local_ini_path(o->ctx->confdir, o->name);
 	_cleanup_free_ char *local_applied = gp_local_applied_path(o->ctx->confdir, o->name);
+	_cleanup_lines_ struct lines none = { 0 };
+	struct gp_nesting nest;
 	struct gp_target t;
 	int r;
 
@@ -880,15 +919,17 @@ int gp_detach(const struct gp_attach_opts *o)
 		r = read_applied(o, &old);
 	if (r < 0 || !applied || !ini || !local_ini || !local_applied)
 		return r < 0 ? r : -ENOMEM;
+	gp_nesting_undo(&t, (const char *const *)old.v, old.n, &nest);
 	if (o->dry_run) {
-		for (size_t i = 0; i < old.n; i++)
-			printf("would remove from %s: %s\n", t.config, old.v[i]);
+		print_lines("remove from", &old, t.config);
+		gp_nesting_say(&nest, t.config, true);
 		printf("would remove %s and %s\n", ini, applied);
 		return 0;
 	}
-	r = gp_target_edit(&t, (const char *const *)old.v, old.n, NULL, 0);
+	r = edit_config(&t, &old, &none, gp_nesting_item(&nest));
 	if (r < 0)
 		return r;
+	gp_nesting_say(&nest, t.config, false);
 	if (remove_files(applied, ini) < 0 || remove_files(local_applied, local_ini) < 0)
 		return -EIO;
 	printf("detached %s%s\n", o->name, old.n == 0 ? " (nothing was attached)" : "");

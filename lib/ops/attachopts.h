@@ -18,7 +18,8 @@ struct gp_attach_opts {
 	const char *mode;	  /* Proxmox: "hook" (default) or "devn" */
 	int inject;		  /* [driver] inject: 1 yes, -1 no, 0 the ini's (a new one: yes) */
 	const char *capabilities; /* [driver] capabilities, or NULL for the ini's */
-	bool adopt; /* take over the NVIDIA lines a recipe wrote (lib/ops/takeover.c) */
+	int nesting; /* 1 give it, -1 take ours out, 0 keep what .applied records (nesting.c) */
+	bool adopt;  /* take over the NVIDIA lines a recipe wrote (lib/ops/takeover.c) */
 	bool dry_run;
 	bool quiet;	 /* sync: report changes, not each attach */
 	bool assume_new; /* create --dry-run: the Proxmox config does not exist yet */

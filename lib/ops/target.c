@@ -170,15 +170,17 @@ int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t)
  * Nothing in here may call liblxc for this container: its load_config takes the same
  * lock on another open file description and would wait for us.
  */
-static int edit_locked(const struct gp_target *t, const struct gp_line_edit *e)
+static int edit_locked(const struct gp_target *t, const struct gp_line_edit *e,
+		       const struct gp_pveconf_item *item)
 {
 	if (t->kind == GP_TARGET_LXC)
-		return gp_lxcconf_edit(t->config, e->remove, e->nremove, e->add, e->nadd);
-	return gp_pveconf_edit_file(t->config, t->name, e);
+		return item ? -EINVAL
+			    : gp_lxcconf_edit(t->config, e->remove, e->nremove, e->add, e->nadd);
+	return gp_pveconf_edit_file(t->config, t->name, e, item);
 }
 
 int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t nremove,
-		   const char *const *add, size_t nadd)
+		   const char *const *add, size_t nadd, const struct gp_pveconf_item *item)
 {
 	struct gp_line_edit e = { remove, nremove, add, nadd };
 	_cleanup_free_ char *what = NULL;
@@ -189,7 +191,7 @@ int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t 
 	fd = gp_lock_take(t->lock, t->lock_kind, GP_LOCK_TIMEOUT_MS, what);
 	if (fd < 0)
 		return fd;
-	return edit_locked(t, &e);
+	return edit_locked(t, &e, item);
 }
 
 static int verify_lxc(const struct gp_attach_opts *o, const char *line, bool present)

@@ -37,11 +37,13 @@ int gp_target_open(const struct gp_attach_opts *o, struct gp_target *t);
 
 /*
  * Takes lines out and puts lines in, atomically with a backup, under the config owner's
- * lock (Proxmox: also refusing a "lock:" line read under it). 1 changed, 0 not, -errno:
- * -EBUSY locked, -ESTALE changed under us by someone not taking the lock.
+ * lock (Proxmox: also refusing a "lock:" line read under it, and then changing item, if
+ * not NULL, in the same write). 1 changed, 0 not, -errno: -EBUSY locked, -ESTALE changed
+ * under us by someone not taking the lock, -GP_EBADCONF an item line to fix (said).
  */
+struct gp_pveconf_item;
 int gp_target_edit(const struct gp_target *t, const char *const *remove, size_t nremove,
-		   const char *const *add, size_t nadd);
+		   const char *const *add, size_t nadd, const struct gp_pveconf_item *item);
 
 /* Reads the config back: it must load, and hold (or no longer hold) line. 0 or -EIO. */
 int gp_target_verify(const struct gp_attach_opts *o, const struct gp_target *t, const char *line,

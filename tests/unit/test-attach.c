@@ -331,6 +331,227 @@ static void applied_held_to_the_rule(void **state)
 	assert_string_equal(after, before);
 }
 
+/* A features line of the admin's, as Proxmox VE writes it. */
+static int setup_features(void **state)
+{
+	(void)state;
+	return setup_with("features: keyctl=1,fuse=1\nunprivileged: 1\n");
+}
+
+static int setup_nesting_0(void **state)
+{
+	(void)state;
+	return setup_with("features: nesting=0\n");
+}
+
+static int setup_nesting_1(void **state)
+{
+	(void)state;
+	return setup_with("features: nesting=1\n");
+}
+
+static int setup_bad_features(void **state)
+{
+	(void)state;
+	return setup_with("features: fuse,nesting=1\n");
+}
+
+/* --nesting on Proxmox VE: nesting=1 joins the features line, its other items kept. */
+static void nesting_pve_features_kept(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL, *rec = NULL;
+	struct gp_attach_opts o = opts("0");
+
+	(void)state;
+	o.nesting = 1;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	after = slurp(config);
+	assert_int_equal(count_lines(after, "features: keyctl=1,fuse=1,nesting=1"), 1);
+	assert_null(strstr(after, "features: nesting=1"));
+	rec = slurp(applied);
+	assert_int_equal(count_lines(rec, "features item nesting=1"), 1);
+	/* attach (or sync) again keeps it, once. */
+	o.gpus = NULL;
+	o.nesting = 0;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	free(after);
+	after = slurp(config);
+	assert_int_equal(count_lines(after, "features: keyctl=1,fuse=1,nesting=1"), 1);
+	assert_int_equal(gp_detach(&o), 0);
+	free(after);
+	after = slurp(config);
+	assert_string_equal(after, before);
+}
+
+/* No features line yet: one is added, and goes with detach; --no-nesting takes it out too. */
+static void nesting_pve_line_added(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL, *rec = NULL;
+	struct gp_attach_opts o = opts("0");
+
+	(void)state;
+	o.nesting = 1;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	after = slurp(config);
+	assert_int_equal(count_lines(after, "features: nesting=1"), 1);
+	o.gpus = NULL;
+	o.nesting = -1;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	free(after);
+	after = slurp(config);
+	assert_null(strstr(after, "features:"));
+	free(rec);
+	rec = slurp(applied);
+	assert_null(strstr(rec, "features item"));
+	o.nesting = 1;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	assert_int_equal(gp_detach(&o), 0);
+	free(after);
+	after = slurp(config);
+	assert_string_equal(after, before);
+}
+
+/* An admin's nesting=0 becomes nesting=1; detach puts the 0 back. */
+static void nesting_pve_value_changed(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL;
+	struct gp_attach_opts o = opts("0");
+
+	(void)state;
+	o.nesting = 1;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	after = slurp(config);
+	assert_int_equal(count_lines(after, "features: nesting=1"), 1);
+	assert_null(strstr(after, "nesting=0"));
+	o.gpus = NULL;
+	assert_int_equal(gp_detach(&o), 0);
+	free(after);
+	after = slurp(config);
+	assert_string_equal(after, before);
+}
+
+/* The admin's own nesting=1: nothing recorded, and detach leaves it. */
+static void nesting_pve_admins_own_kept(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL, *rec = NULL;
+	struct gp_attach_opts o = opts("0");
+
+	(void)state;
+	o.nesting = 1;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	rec = slurp(applied);
+	assert_null(strstr(rec, "features"));
+	o.gpus = NULL;
+	assert_int_equal(gp_detach(&o), 0);
+	after = slurp(config);
+	assert_string_equal(after, before);
+	assert_int_equal(count_lines(after, "features: nesting=1"), 1);
+}
+
+/* A features part that is not name=value: refused naming file and line, nothing written. */
+static void nesting_pve_bad_item_refused(void **state)
+{
+	_cleanup_free_ char *before = slurp(config), *after = NULL, *where = NULL;
+	struct gp_attach_opts o = opts("0");
+	struct gp_log_capture said;
+
+	(void)state;
+	o.nesting = 1;
+	gp_log_capture_start(&said);
+	assert_int_equal(gp_attach(&o, NULL), -GP_EBADCONF);
+	gp_log_capture_stop(&said);
+	assert_true(asprintf(&where, "%s:3: \"features: fuse,nesting=1\"", config) > 0);
+	assert_non_null(strstr(said.text, where));
+	assert_non_null(strstr(said.text, "name=value"));
+	after = slurp(config);
+	assert_string_equal(after, before);
+	assert_int_equal(access(ini, F_OK), -1);
+}
+
+/* A plain LXC container NAME under root/lxc with the given lines; its config's path. */
+static const char *plain_container(const char *name, const char *lines, struct gp_attach_opts *o)
+{
+	static char lxcpath[96], cfg[160];
+
+	sh("rm -rf %s/etc/pve", root);
+	snprintf(lxcpath, sizeof(lxcpath), "%s/lxc", root);
+	snprintf(cfg, sizeof(cfg), "%s/%s/config", lxcpath, name);
+	sh("mkdir -p %s/%s/rootfs && printf 'lxc.uts.name = %s\\nlxc.rootfs.path = "
+	   "dir:%s/%s/rootfs\\n%s' >%s",
+	   lxcpath, name, name, lxcpath, name, lines, cfg);
+	o->ctx = test_ctx(root, confdir, lxcpath, false);
+	o->name = name;
+	snprintf(applied, sizeof(applied), "%s/%s.applied", confdir, name);
+	return cfg;
+}
+
+/* Plain LXC: LXC's nesting.conf included, kept by attach again, taken out by detach. */
+static void nesting_lxc_include_added(void **state)
+{
+	struct gp_attach_opts o = opts("0");
+	const char *cfg = plain_container("n1", "lxc.apparmor.profile = generated\\n", &o);
+	_cleanup_free_ char *before = slurp(cfg), *after = NULL, *rec = NULL;
+	const char *inc = "lxc.include = /usr/share/lxc/config/nesting.conf";
+
+	(void)state;
+	if (access("/usr/share/lxc/config/nesting.conf", R_OK) != 0)
+		skip(); /* LXC's package is not installed whole here */
+	o.nesting = 1;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	after = slurp(cfg);
+	assert_int_equal(count_lines(after, inc), 1);
+	rec = slurp(applied);
+	assert_int_equal(count_lines(rec, inc), 1);
+	o.gpus = NULL;
+	o.nesting = 0;
+	assert_int_equal(gp_attach(&o, NULL), 0);
+	free(after);
+	after = slurp(cfg);
+	assert_int_equal(count_lines(after, inc), 1);
+	assert_int_equal(gp_detach(&o), 0);
+	free(after);
+	after = slurp(cfg);
+	assert_string_equal(after, before);
+}
+
+/* Plain LXC with nesting of the admin's: nothing added, and detach keeps theirs. */
+static void nesting_lxc_admins_own_kept(void **state)
+{
+	static const char *const own[] = {
+		"lxc.apparmor.profile = generated\\nlxc.apparmor.allow_nesting = 1\\n",
+		"lxc.include = /usr/share/lxc/config/nesting.conf\\n",
+		"lxc.apparmor.profile = unconfined\\n",
+		"lxc.apparmor.profile = my-own-profile\\n",
+	};
+
+	(void)state;
+	if (access("/usr/share/lxc/config/nesting.conf", R_OK) != 0)
+		skip();
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		struct gp_attach_opts o = opts("0");
+		char name[8];
+		const char *cfg;
+		_cleanup_free_ char *before = NULL, *after = NULL, *rec = NULL;
+
+		snprintf(name, sizeof(name), "own%zu", i);
+		cfg = plain_container(name, own[i], &o);
+		before = slurp(cfg);
+		o.nesting = 1;
+		assert_int_equal(gp_attach(&o, NULL), 0);
+		after = slurp(cfg);
+		rec = slurp(applied);
+		if (strstr(rec, "nesting.conf"))
+			fail_msg("%s: attach --nesting recorded an include of its own", own[i]);
+		assert_int_equal(
+		    count_lines(after, "lxc.include = /usr/share/lxc/config/nesting.conf"), i == 1);
+		o.gpus = NULL;
+		assert_int_equal(gp_detach(&o), 0);
+		free(after);
+		after = slurp(cfg);
+		assert_string_equal(after, before);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +565,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(attach_refuses_a_recipe, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(adopt_takes_a_recipe_over, setup_recipe, teardown),
 		cmocka_unit_test_setup_teardown(applied_held_to_the_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(nesting_pve_features_kept, setup_features,
+						teardown),
+		cmocka_unit_test_setup_teardown(nesting_pve_line_added, setup, teardown),
+		cmocka_unit_test_setup_teardown(nesting_pve_value_changed, setup_nesting_0,
+						teardown),
+		cmocka_unit_test_setup_teardown(nesting_pve_admins_own_kept, setup_nesting_1,
+						teardown),
+		cmocka_unit_test_setup_teardown(nesting_pve_bad_item_refused, setup_bad_features,
+						teardown),
+		cmocka_unit_test_setup_teardown(nesting_lxc_include_added, setup, teardown),
+		cmocka_unit_test_setup_teardown(nesting_lxc_admins_own_kept, setup, teardown),
 	};
 
 	gp_log_stdout = false;

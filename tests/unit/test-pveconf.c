@@ -148,6 +148,95 @@ static void bad_lines_are_named(void **state)
 	assert_int_equal(gp_pveconf_parse("a: b\0c: d\n", 10, &c), -GP_EBADCONF);
 }
 
+/* text with it applied; NULL with *line where a part is not name=value. */
+static char *item_edit(const char *text, const struct gp_pveconf_item *it, unsigned int *line)
+{
+	struct gp_pveconf c;
+	bool changed;
+
+	assert_int_equal(gp_pveconf_parse(text, strlen(text), &c), 0);
+	return gp_pveconf_item_edit(&c, it, &changed, line);
+}
+
+/* Sets it on before, expecting set, then takes it out again: before, byte for byte. */
+static void item_round_trip(const char *before, const char *set)
+{
+	const struct gp_pveconf_item on = { "features", "nesting", "1", NULL };
+	const struct gp_pveconf_item off = { "features", "nesting", NULL, "1" };
+	_cleanup_free_ char *a = NULL, *b = NULL;
+	unsigned int line = 0;
+
+	a = item_edit(before, &on, &line);
+	assert_non_null(a);
+	assert_string_equal(a, set);
+	b = item_edit(a, &off, &line);
+	assert_non_null(b);
+	assert_string_equal(b, before);
+}
+
+/* features: the item set or taken out, every other item of the line kept as it was. */
+static void features_item_kept_added_changed(void **state)
+{
+	const struct gp_pveconf_item back = { "features", "nesting", "0", "1" };
+	const struct gp_pveconf_item other = { "features", "nesting", NULL, "1" };
+	_cleanup_free_ char *a = NULL, *b = NULL;
+	struct gp_pveconf c;
+	unsigned int line = 0;
+	char v[16];
+
+	(void)state;
+	item_round_trip("arch: amd64\nfeatures: keyctl=1,fuse=1\nhostname: x\n",
+			"arch: amd64\nfeatures: keyctl=1,fuse=1,nesting=1\nhostname: x\n");
+	item_round_trip("arch: amd64\nfeatures: mount=nfs;cifs\n",
+			"arch: amd64\nfeatures: mount=nfs;cifs,nesting=1\n");
+	/* No features line: one is added after the section's last line, and goes again. */
+	item_round_trip(
+	    "arch: amd64\nhostname: x\n\n[snap]\nfeatures: fuse=1\n",
+	    "arch: amd64\nhostname: x\nfeatures: nesting=1\n\n[snap]\nfeatures: fuse=1\n");
+	/* nesting=0 becomes nesting=1 in place, and the record's value puts it back. */
+	a = item_edit("features: nesting=0,keyctl=1\n",
+		      &(struct gp_pveconf_item){ "features", "nesting", "1", NULL }, &line);
+	assert_string_equal(a, "features: nesting=1,keyctl=1\n");
+	b = item_edit(a, &back, &line);
+	assert_string_equal(b, "features: nesting=0,keyctl=1\n");
+	free(b);
+	/* The first item out, the others kept; one that is no longer 1 is left alone. */
+	b = item_edit(a, &other, &line);
+	assert_string_equal(b, "features: keyctl=1\n");
+	free(b);
+	b = item_edit("features: nesting=0\n", &other, &line);
+	assert_string_equal(b, "features: nesting=0\n");
+	assert_int_equal(gp_pveconf_parse(a, strlen(a), &c), 0);
+	assert_int_equal(gp_pveconf_item_get(&c, "features", "keyctl", v, sizeof(v), &line), 0);
+	assert_string_equal(v, "1");
+	assert_int_equal(line, 1);
+	assert_int_equal(gp_pveconf_item_get(&c, "features", "fuse", v, sizeof(v), &line), -ENOENT);
+}
+
+/* A part that is not name=value is refused, naming its line; nothing else is guessed. */
+static void features_bad_item_refused(void **state)
+{
+	static const char *const bad[] = { "fuse", "=1", "nesting=", "keyctl=1,fuse", "a b=1" };
+	const struct gp_pveconf_item on = { "features", "nesting", "1", NULL };
+	char text[128], v[16];
+	unsigned int line = 0;
+	struct gp_pveconf c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "arch: amd64\n#x\nfeatures: %s\n", bad[i]);
+		line = 0;
+		errno = 0;
+		assert_null(item_edit(text, &on, &line));
+		assert_int_equal(errno, GP_EBADCONF);
+		assert_int_equal(line, 3);
+		assert_int_equal(gp_pveconf_parse(text, strlen(text), &c), 0);
+		assert_int_equal(
+		    gp_pveconf_item_get(&c, "features", "nesting", v, sizeof(v), &line),
+		    -GP_EBADCONF);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +245,8 @@ int main(void)
 		cmocka_unit_test(pending_lock_and_devs),
 		cmocka_unit_test(no_final_newline),
 		cmocka_unit_test(bad_lines_are_named),
+		cmocka_unit_test(features_item_kept_added_changed),
+		cmocka_unit_test(features_bad_item_refused),
 	};
 	return cmocka_run_group_tests_name("pveconf", tests, NULL, NULL);
 }
