@@ -79,11 +79,15 @@ lxc.net.0.type = empty
 lxc.include = /usr/share/lxc/config/common.conf
 lxc.apparmor.profile = unconfined
 lxc.autodev = 1
-lxc.mount.auto = proc:rw sys:rw cgroup:rw
 lxc.mount.entry = tmpfs dev/shm tmpfs rw,nosuid,nodev,create=dir 0 0
 lxc.mount.entry = tmpfs run tmpfs rw,nosuid,nodev,mode=0755 0 0
 lxc.init.cmd = /bin/sleep infinity
 EOC
+	# Podman runs with common.conf's cgroup:mixed proc:mixed sys:mixed; Docker was only
+	# tried with proc, sys and cgroup writable.
+	if [ "$runtime" = docker ]; then
+		echo "lxc.mount.auto = proc:rw sys:rw cgroup:rw" >>"$cfg"
+	fi
 	image "$tree" "$P/$name/rootfs/root/plain"
 	echo "device 0000:41:00.0 GPU-one" >"$P/$name/rootfs/root/plain/etc/fake-cuda"
 	if [ "$mode" = unprivileged ]; then
