@@ -216,11 +216,15 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz-%)
 	done
 
 # What the GPU host run needs besides the binaries (tests/gpu/run-h200.sh).
-gpu-tools: all $(BUILD)/cuinit $(HOSTILE)/preload-tiocsti.so $(HOSTILE)/preload-holder.so
+gpu-tools: all $(BUILD)/cuinit $(BUILD)/procmask $(HOSTILE)/preload-tiocsti.so \
+	   $(HOSTILE)/preload-holder.so
 
 $(BUILD)/cuinit: tests/gpu/cuinit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< -ldl
+
+$(BUILD)/procmask: tests/gpu/procmask.c $(BUILD)/libgp-hook.a
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -static-pie -o $@ $^ $(HOOK_LIBS)
 
 # A modules tree for libkmod tests (tests/fixtures/kmod-conf/README.md).
 KMOD_TREE := $(BUILD)/tests/kmod-tree

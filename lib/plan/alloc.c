@@ -356,6 +356,7 @@ static void record_gpus(const struct gp_host *host, const bool chosen[GP_MAX_GPU
 			continue;
 		g->index = (unsigned int)host->gpus[i].index;
 		snprintf(g->uuid, sizeof(g->uuid), "%s", host->gpus[i].uuid);
+		snprintf(g->pci, sizeof(g->pci), "%s", host->gpus[i].pci);
 		plan->ngpus++;
 	}
 }

@@ -19,10 +19,12 @@ struct gp_devnode {
 	unsigned int mode, uid, gid;
 };
 
-/* A GPU a start was given: its nvidia-smi index on this host then, and its UUID. */
+/* A GPU a start was given: its nvidia-smi index on this host then, its UUID and its PCI
+ * address (as /proc/driver/nvidia/gpus names it; empty in a plan from before). */
 struct gp_plan_gpu {
 	unsigned int index;
 	char uuid[64];
+	char pci[32];
 };
 
 struct gp_plan {

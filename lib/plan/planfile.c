@@ -20,8 +20,12 @@ static int format_start(struct gp_buf *b, const struct gp_plan *plan)
 
 	if (plan->owner > 0)
 		r = gp_buf_printf(b, "owner %d %llu\n", (int)plan->owner, plan->owner_start);
-	for (size_t i = 0; i < plan->ngpus && r == 0; i++)
-		r = gp_buf_printf(b, "gpu %u %s\n", plan->gpus[i].index, plan->gpus[i].uuid);
+	for (size_t i = 0; i < plan->ngpus && r == 0; i++) {
+		const struct gp_plan_gpu *g = &plan->gpus[i];
+
+		r = gp_buf_printf(b, "gpu %u %s%s%s\n", g->index, g->uuid, g->pci[0] ? " " : "",
+				  g->pci);
+	}
 	return r;
 }
 
@@ -90,16 +94,34 @@ static int parse_owner_line(char *line, struct gp_plan *plan)
 	return 0;
 }
 
-/* "gpu INDEX UUID". */
+/* Hex digits only, from min to max of them, then the character after: s's end, or NULL. */
+static const char *hex_run(const char *s, size_t min, size_t max, char after)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return n >= min && n <= max && s[n] == after ? s + n + (after != '\0') : NULL;
+}
+
+/* A PCI address as the driver's /proc names it: DOMAIN:BUS:DEVICE.FUNCTION, lower case. */
+static bool pci_is_valid(const char *s)
+{
+	return (s = hex_run(s, 4, 8, ':')) && (s = hex_run(s, 2, 2, ':')) &&
+	       (s = hex_run(s, 2, 2, '.')) && hex_run(s, 1, 1, '\0');
+}
+
+/* "gpu INDEX UUID [PCI]": a plan from before has no PCI address. */
 static int parse_gpu_line(char *line, struct gp_plan_gpu *g)
 {
-	char *w[3];
+	char *w[4];
+	size_t n = gp_split_words(line, w, 4);
 
-	if (gp_split_words(line, w, 3) != 3 || gp_parse_uint(w[1], &g->index) < 0 ||
-	    g->index >= GP_MAX_GPUS || strlen(w[2]) >= sizeof(g->uuid) ||
-	    !gp_str_is_printable(w[2]))
+	if ((n != 3 && n != 4) || gp_parse_uint(w[1], &g->index) < 0 || g->index >= GP_MAX_GPUS ||
+	    strlen(w[2]) >= sizeof(g->uuid) || !gp_str_is_printable(w[2]) ||
+	    (n == 4 && !pci_is_valid(w[3])))
 		return -GP_EBADCONF;
 	memcpy(g->uuid, w[2], strlen(w[2]) + 1);
+	if (n == 4)
+		memcpy(g->pci, w[3], strlen(w[3]) + 1);
 	return 0;
 }
 

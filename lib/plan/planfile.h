@@ -7,7 +7,7 @@
 
 /*
  * Serialises a plan as text (malloc'd) and parses it back strictly: -GP_EBADCONF on any doubt.
- * Version 1 holds node lines; version 2 adds "owner PID START" and "gpu INDEX UUID" before
+ * Version 1 holds node lines; version 2 adds "owner PID START" and "gpu INDEX UUID PCI" before
  * them. A plan without owner or GPUs is written as version 1, as before; both are read.
  */
 char *gp_plan_format(const struct gp_plan *plan);

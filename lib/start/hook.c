@@ -22,6 +22,7 @@
 #include "start/inject.h"
 #include "start/mount.h"
 #include "start/nodes.h"
+#include "start/procgpus.h"
 
 static int remove_state(const char *path)
 {
@@ -482,6 +483,7 @@ static int read_plan(const struct gp_ctx *ctx, const char *name, struct gp_plan 
 struct start {
 	const struct gp_ctx *ctx;
 	const char *name, *rootfs;
+	const struct gp_plan *plan;
 };
 
 /* The CDI spec pre-start wrote into *spec (malloc'd), or NULL without one: 0 or -errno (said). */
@@ -523,10 +525,21 @@ static int inject(void *arg)
 	return r < 0 ? r : gp_inject_mount(st->ctx, name, rootfs, inj, cdi);
 }
 
+/* After the binds: the injection, then /proc's GPU list, which cannot refuse the start. */
+static int after_binds(void *arg)
+{
+	const struct start *st = arg;
+	int r = inject(arg);
+
+	if (r == 0)
+		gp_procgpus_mask(st->rootfs, st->plan);
+	return r;
+}
+
 int gp_hook_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs)
 {
-	struct start st = { ctx, name, rootfs };
 	struct gp_plan plan;
+	struct start st = { ctx, name, rootfs, &plan };
 	int r;
 
 	if (!rootfs || rootfs[0] != '/') {
@@ -536,8 +549,8 @@ int gp_hook_mount(const struct gp_ctx *ctx, const char *name, const char *rootfs
 	r = read_plan(ctx, name, &plan);
 	if (r < 0)
 		return r;
-	/* The injection after the binds: a refused one takes them back too. */
-	r = gp_mount_plan(rootfs, ctx->root, &plan, inject, &st);
+	/* The rest after the binds: a refused injection takes them back too. */
+	r = gp_mount_plan(rootfs, ctx->root, &plan, after_binds, &st);
 	/*
 	 * A refused start's plan and injection record go here already (an unprivileged
 	 * container's hook may not remove them: the next pre-start rewrites them). The staged

@@ -48,8 +48,10 @@ test_alloc_ten_at_once() {
 	for name in $running; do
 		m=$(gpu_minors "$name")
 		check "$name has one GPU" 1 "$(wc -w <<<"$m")"
-		check "$name's plan says it" "gpu $m $B200$m" \
-			"$(grep '^gpu ' "$root/run/gpu-provision/$name.plan")"
+		line=$(grep '^gpu ' "$root/run/gpu-provision/$name.plan")
+		check "$name's plan says it" "gpu $m $B200$m" "$(cut -d' ' -f1-3 <<<"$line")"
+		check "$name's plan names its PCI address" "$m" "$(awk -F: '/^Device Minor/ { gsub(/[ \t]/, "", $2); print $2 }' \
+			"$root/proc/driver/nvidia/gpus/$(cut -d' ' -f4 <<<"$line")/information")"
 		check "$name's plan is its monitor's" "$(monitor_of "$name")" "$(owner_of "$root" "$name")"
 		minors="$minors $m"
 	done

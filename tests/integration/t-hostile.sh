@@ -156,3 +156,19 @@ EOC
 	check "gpu-hook has no program interpreter" 0 \
 		"$(count_matching 'Requesting program interpreter' <<<"$headers")"
 }
+
+# The container's proc a link to a host directory shaped as the driver's (no procfs of its
+# own: lxc.mount.auto without proc, and without sys, whose mounts LXC makes through /proc):
+# the hook does not mask /proc's GPU list through it (said, not a refusal: LXC 5.0.2 then
+# refuses the start itself, as its transient procfs will not follow the link), nothing is
+# mounted on the directory or created in it.
+test_hostile_proc_symlink() {
+	hostile_ct hproc
+	printf '%s\n' "lxc.mount.auto =" "lxc.mount.auto = cgroup:mixed" >>"$P/hproc/config"
+	mkdir -p "$WORK/proc.d/driver/nvidia/gpus/0000:01:00.0"
+	rm -rf "$P/hproc/rootfs/proc"
+	ln -s "$WORK/proc.d" "$P/hproc/rootfs/proc"
+	refused hproc "gpus in the container lists every GPU of the host, not only the given ones: it could not be masked \(Too many levels of symbolic links\)"
+	check "mounts of the directory" 0 "$(host_mounts_under "$WORK/proc.d")"
+	check "its GPU list" "0000:01:00.0" "$(ls "$WORK/proc.d/driver/nvidia/gpus")"
+}

@@ -279,7 +279,7 @@ static void plan_v2_round_trip(void **state)
 {
 	static const char want[] = "gpu-provision-plan 2\n"
 				   "owner 4242 123456789\n"
-				   "gpu 0 GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460\n"
+				   "gpu 0 GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460 0000:00:06.0\n"
 				   "node nvidiactl 195 255 0666 0 0\n"
 				   "node nvidia0 195 0 0666 0 0\n"
 				   "node nvidia-uvm 238 0 0666 0 0\n"
@@ -295,6 +295,7 @@ static void plan_v2_round_trip(void **state)
 	p.owner_start = 123456789;
 	p.gpus[0] = (struct gp_plan_gpu){ .index = 0 };
 	snprintf(p.gpus[0].uuid, sizeof(p.gpus[0].uuid), "%s", h200.gpus[0].uuid);
+	snprintf(p.gpus[0].pci, sizeof(p.gpus[0].pci), "%s", h200.gpus[0].pci);
 	p.ngpus = 1;
 	text = gp_plan_format(&p);
 	assert_string_equal(text, want);
@@ -304,6 +305,7 @@ static void plan_v2_round_trip(void **state)
 	assert_true(q.owner_start == 123456789ULL);
 	assert_int_equal(q.ngpus, 1);
 	assert_string_equal(q.gpus[0].uuid, h200.gpus[0].uuid);
+	assert_string_equal(q.gpus[0].pci, h200.gpus[0].pci);
 	assert_int_equal(q.n, 4);
 	/* A version 1 plan, as a running container's from before: nodes, no owner, no GPUs. */
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 1\nnode nvidia3 195 3 0666 0 0\n", &q),
@@ -338,6 +340,14 @@ static void plan_v2_strictness(void **state)
 		"gpu-provision-plan 2\ngpu 1\n",
 		"gpu-provision-plan 2\ngpu 1 GPU-a b\n",
 		"gpu-provision-plan 2\ngpu 1 GPU-\x7f\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a 0000:01:00.0 x\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a 0000:01:00.0/\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a 0000:01:00.A\n", /* the driver's is lower case */
+		"gpu-provision-plan 2\ngpu 1 GPU-a 000:01:00.0\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a 0000:01:00.00\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a 0000:01:00:0\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a ../../etc\n",
+		"gpu-provision-plan 2\ngpu 1 GPU-a 0000:01:00.\n",
 	};
 	struct gp_plan q;
 
@@ -347,6 +357,12 @@ static void plan_v2_strictness(void **state)
 			fail_msg("took \"%s\"", bad[i]);
 	assert_int_equal(gp_plan_parse("gpu-provision-plan 2\ngpu 1 GPU-a\ngpu 3 GPU-b\n", &q), 0);
 	assert_true(q.ngpus == 2 && q.gpus[1].index == 3 && q.owner == 0);
+	assert_int_equal(gp_plan_parse("gpu-provision-plan 2\ngpu 1 GPU-a 0000:01:00.0\n"
+				       "gpu 3 GPU-b 10000:e1:1f.7\n",
+				       &q),
+			 0);
+	assert_string_equal(q.gpus[0].pci, "0000:01:00.0");
+	assert_string_equal(q.gpus[1].pci, "10000:e1:1f.7");
 }
 
 /* any:N and model:TEXT:N choose every GPU they may take; alloc.c takes N at the start. */
