@@ -62,6 +62,9 @@ expect "g1 state" RUNNING "$(lxc-info -P "$P" -n g1 -sH)"
 step run_in g1 /bin/sh -c 'ls /usr/local/nvidia/lib64/libcuda.so.1; ls -l /dev/nvidia*; grep " /dev/nvidia" /proc/self/mountinfo | cut -d" " -f5,6'
 expect_count "g1: nodes bound nosuid,noexec" $((3 + ngpus)) '^/dev/nvidia[^ ]* [a-z]+,nosuid,noexec' "$out"
 expect_grep "g1: nvidia-uvm with the host's major" "^c.* $uvm, +0 .* /dev/nvidia-uvm$" "$out"
+step run_in g1 /bin/sh -c 'ls /proc/driver/nvidia/gpus | tr "\n" " "; echo; grep -c " /proc/driver/nvidia/gpus " /proc/self/mountinfo'
+expect "g1 (every GPU given): /proc lists the host's GPUs, nothing mounted over it" \
+	"$(ls /proc/driver/nvidia/gpus | tr '\n' ' ') 0" "$(paste -sd' ' <<<"$out")"
 say "cuinit inside g1, 5 runs"
 for i in 1 2 3 4 5; do
 	step run_in g1 /bin/cuinit
