@@ -558,6 +558,10 @@ void gp_stdio_ensure(void)
 {
 	int fd;
 
+	/* Asked first, as three fcntl calls: /dev/null is opened only where one is closed. */
+	if (fcntl(STDIN_FILENO, F_GETFD) >= 0 && fcntl(STDOUT_FILENO, F_GETFD) >= 0 &&
+	    fcntl(STDERR_FILENO, F_GETFD) >= 0)
+		return;
 	while ((fd = open("/dev/null", O_RDWR | O_NOCTTY)) >= 0 && fd < 3)
 		;
 	if (fd > 2)

@@ -279,25 +279,28 @@ static void named_variables_are_kept(void **state)
 	gp_child_free(&c);
 }
 
-/* A caller started with stdin closed: 0 is /dev/null again, not the next file opened. */
+/* A caller started with 0, 1 or 2 closed: it is /dev/null again, not the next file opened. */
 static void closed_stdio_is_taken_again(void **state)
 {
-	int status;
-	pid_t pid = fork();
-
 	(void)state;
-	if (pid == 0) {
-		struct stat st;
+	for (int fd = 0; fd < 3; fd++) {
+		int status;
+		pid_t pid = fork();
 
-		close(STDIN_FILENO);
-		gp_stdio_ensure();
-		_exit(fstat(STDIN_FILENO, &st) == 0 && S_ISCHR(st.st_mode) &&
-			      major(st.st_rdev) == 1 && minor(st.st_rdev) == 3
-			  ? 0
-			  : 1);
+		if (pid == 0) {
+			struct stat st;
+
+			close(fd);
+			gp_stdio_ensure();
+			_exit(fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+				      major(st.st_rdev) == 1 && minor(st.st_rdev) == 3
+				  ? 0
+				  : 1);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			fail_msg("descriptor %d closed: not /dev/null after gp_stdio_ensure", fd);
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void several_at_once(void **state)
