@@ -367,6 +367,8 @@ void gp_report_print(const struct gp_report *rep, FILE *f)
 	print_gpus(h, f);
 	if (rep->userspace)
 		print_userspace(rep->userspace, rep->inject, h->version, f);
+	if (!h->driver_loaded)
+		return; /* no GPU for a spec to name, as --json says by its absence */
 	fprintf(f, "CDI:        %s of an injecting start (cdi = yes), for the GPUs it gets:",
 		GP_CDI_LINK);
 	gp_cdi_names(h, print_cdi_name, f);

@@ -20,9 +20,23 @@ static const char *const default_dirs[] = { GP_INJECT_LIBDIR, "/usr/lib/" MULTIA
 /* The spec's version: what Podman 4.3 (Debian 12) and Docker 26 (Debian 13) read. */
 #define CDI_VERSION "0.5.0"
 
+/* Set where json-c ran out of memory for a part: the spec is then not written at all. */
+static bool short_of_memory;
+
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
-	json_object_object_add(o, key, v);
+	if (!o || !v || json_object_object_add(o, key, v) < 0) {
+		short_of_memory = true;
+		json_object_put(v);
+	}
+}
+
+static void push(struct json_object *a, struct json_object *v)
+{
+	if (!a || !v || json_object_array_add(a, v) < 0) {
+		short_of_memory = true;
+		json_object_put(v);
+	}
 }
 
 static struct json_object *node_json(const struct gp_devnode *n)
@@ -46,7 +60,7 @@ static struct json_object *mount_json(const char *host_path, const char *contain
 	add(o, "hostPath", json_object_new_string(host_path));
 	add(o, "containerPath", json_object_new_string(container_path));
 	for (size_t i = 0; i < GP_ARRAY_SIZE(options); i++)
-		json_object_array_add(opts, json_object_new_string(options[i]));
+		push(opts, json_object_new_string(options[i]));
 	add(o, "options", opts);
 	return o;
 }
@@ -97,7 +111,7 @@ static struct json_object *nodes_of(const struct gp_devnode *n)
 {
 	struct json_object *a = json_object_new_array();
 
-	json_object_array_add(a, node_json(n));
+	push(a, node_json(n));
 	return a;
 }
 
@@ -131,7 +145,7 @@ static void add_device(const char *name, void *u)
 {
 	struct devices *d = u;
 
-	json_object_array_add(d->array, device_json(name, nodes_of(d->node)));
+	push(d->array, device_json(name, nodes_of(d->node)));
 }
 
 static struct json_object *devices_json(const struct gp_host *host, const struct gp_plan *plan)
@@ -144,9 +158,13 @@ static struct json_object *devices_json(const struct gp_host *host, const struct
 		if (!d.node)
 			continue;
 		gpu_names(plan->gpus[i].index, plan->gpus[i].uuid, add_device, &d);
-		json_object_array_add(all, node_json(d.node));
+		push(all, node_json(d.node));
 	}
-	json_object_array_add(d.array, device_json("all", all));
+	/* CDI refuses a device without edits: no all where no GPU was given. */
+	if (all && json_object_array_length(all) > 0)
+		push(d.array, device_json("all", all));
+	else
+		json_object_put(all);
 	return d.array;
 }
 
@@ -162,13 +180,13 @@ static struct json_object *mounts_json(const struct gp_inject *inj)
 		snprintf(host_path, sizeof(host_path), "%s/%s/%s", GP_INJECT_DIR,
 			 gp_inject_dir(f->kind), f->name);
 		if (f->kind != GP_INJECT_LIB) {
-			json_object_array_add(mounts, mount_json(host_path, f->link));
+			push(mounts, mount_json(host_path, f->link));
 			continue;
 		}
 		for (size_t d = 0; d < GP_ARRAY_SIZE(default_dirs); d++) {
 			snprintf(path, sizeof(path), "%s/%s", default_dirs[d],
 				 f->soname[0] ? f->soname : f->name);
-			json_object_array_add(mounts, mount_json(host_path, path));
+			push(mounts, mount_json(host_path, path));
 		}
 	}
 	return mounts;
@@ -179,23 +197,27 @@ char *gp_cdi_spec(const struct gp_host *host, const struct gp_plan *plan,
 {
 	struct json_object *spec = json_object_new_object(), *edits = json_object_new_object();
 	struct json_object *nodes = json_object_new_array(), *env = json_object_new_array();
+	const char *out;
 	char *text;
 
+	short_of_memory = false;
 	add(spec, "cdiVersion", json_object_new_string(CDI_VERSION));
 	add(spec, "kind", json_object_new_string(GP_CDI_KIND));
 	add(spec, "devices", devices_json(host, plan));
 	for (size_t i = 0; i < plan->n; i++)
 		if (!is_gpu_node(&plan->nodes[i]))
-			json_object_array_add(nodes, node_json(&plan->nodes[i]));
+			push(nodes, node_json(&plan->nodes[i]));
 	/* The nested container's own NVIDIA hook, if its image has one, adds nothing more. */
-	json_object_array_add(env, json_object_new_string("NVIDIA_VISIBLE_DEVICES=void"));
+	push(env, json_object_new_string("NVIDIA_VISIBLE_DEVICES=void"));
 	add(edits, "env", env);
 	add(edits, "deviceNodes", nodes);
 	add(edits, "mounts", mounts_json(inj));
 	add(spec, "containerEdits", edits);
-	text = strdup(json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_SPACED |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	out = spec ? json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_SPACED |
+							      JSON_C_TO_STRING_NOSLASHESCAPE)
+		   : NULL;
+	text = out && !short_of_memory ? strdup(out) : NULL;
 	json_object_put(spec);
 	return text;
 }

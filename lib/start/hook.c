@@ -71,11 +71,18 @@ static int write_cdi(const struct gp_ctx *ctx, const char *name, const struct gp
 
 	if (!path)
 		return -ENOMEM;
-	if (!inj)
+	if (!inj || plan->ngpus == 0) /* a spec of no device: one CDI would refuse */
 		return remove_state(path);
 	spec = gp_cdi_spec(host, plan, inj);
 	if (!spec)
 		return -ENOMEM;
+	if (strlen(spec) > GP_CDI_FILE_MAX) { /* what the mount hook reads */
+		gp_warn("the CDI spec of this start would be %zu bytes, more than the %d the "
+			"hook reads: none is written; the container's Podman or Docker gets no "
+			"nvidia.com/gpu device (give it fewer GPUs or files, or set cdi = no)",
+			strlen(spec), GP_CDI_FILE_MAX);
+		return remove_state(path);
+	}
 	return gp_write_run_file(path, spec);
 }
 

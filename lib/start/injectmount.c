@@ -86,8 +86,9 @@ static void undo_all(struct undo *u, bool keep)
 }
 
 /* Opens rel ("usr/local/nvidia") inside the rootfs, each part a plain directory on the
- * rootfs's own filesystem; with u, parts that are missing are made (and noted). */
-static int open_dir(int rootfd, const char *rootfs, const char *rel, struct undo *u)
+ * rootfs's own filesystem; with u, parts that are missing are made (and noted). -errno,
+ * unsaid. */
+static int walk_dir(int rootfd, const char *rel, struct undo *u)
 {
 	char copy[PATH_MAX], *save = NULL;
 	_cleanup_close_ int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
@@ -100,16 +101,24 @@ static int open_dir(int rootfd, const char *rootfs, const char *rel, struct undo
 			return r;
 		next = gp_openat2(fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, GP_RESOLVE_STRICT);
 		if (next < 0 && (errno != ENOENT || u))
-			return gp_error_errno(
-			    -errno,
-			    "%s/%s in the container is not a plain directory of "
-			    "its rootfs (a link, a file or a mount point is in the "
-			    "way): refusing to inject the driver through it",
-			    rootfs, rel);
+			return -errno;
 		close(fd);
 		fd = next;
 	}
 	return fd < 0 ? -errno : steal_fd(fd);
+}
+
+/* walk_dir, and what is in the way said. */
+static int open_dir(int rootfd, const char *rootfs, const char *rel, struct undo *u)
+{
+	int fd = walk_dir(rootfd, rel, u);
+
+	if (fd < 0 && fd != -ENOENT && fd != -ENOMEM)
+		gp_error("%s/%s in the container is not a plain directory of its rootfs (a link, "
+			 "a file or a mount point is in the way): refusing to inject the driver "
+			 "through it (%s)",
+			 rootfs, rel, gp_strerror(-fd));
+	return fd;
 }
 
 static int refuse_musl(int rootfd, const char *rootfs)
@@ -308,6 +317,18 @@ static int mount_tree(const struct stage *st, int rootfd, const char *rootfs,
 	return r;
 }
 
+/* A file base in fd that was there before: said unless it is our link to target already. */
+static void link_kept(int fd, const char *base, const char *link, const char *target)
+{
+	char have[PATH_MAX];
+	ssize_t n = readlinkat(fd, base, have, sizeof(have) - 1);
+
+	if (n >= 0 && (have[n] = '\0', strcmp(have, target) == 0))
+		return;
+	gp_warn("the container has its own %s, which is kept: the injected one is %s", link,
+		target);
+}
+
 /*
  * link (an absolute path of the rootfs) -> target, where the container has no file of that
  * name of its own (its own is kept and said); the directories above it made where missing.
@@ -316,9 +337,8 @@ static int link_one(int rootfd, const char *rootfs, const char *link, const char
 		    struct undo *u)
 {
 	const char *base = strrchr(link, '/');
-	char dir[128], have[PATH_MAX];
+	char dir[128];
 	_cleanup_close_ int fd = -1;
-	ssize_t n;
 
 	snprintf(dir, sizeof(dir), "%.*s", (int)(base - link - 1), link + 1);
 	base++;
@@ -328,12 +348,35 @@ static int link_one(int rootfd, const char *rootfs, const char *link, const char
 		return undo_note(u, fd, base, MADE_FILE);
 	if (errno != EEXIST)
 		return gp_error_errno(-errno, "Failed to link %s%s", rootfs, link);
-	n = readlinkat(fd, base, have, sizeof(have) - 1);
-	if (n >= 0 && (have[n] = '\0', strcmp(have, target) == 0))
-		return 0;
-	gp_warn("the container has its own %s, which is kept: the injected one is %s", link,
-		target);
+	link_kept(fd, base, link, target);
 	return 0;
+}
+
+/*
+ * GP_CDI_LINK -> GP_CDI_FILE, where the container's /etc/cdi is a plain directory (made
+ * if missing). One that is a link, a file or a mount point is kept, and said: the start
+ * goes on, the spec is at GP_CDI_FILE for a runtime told to look there.
+ */
+static void link_cdi(int rootfd, const char *rootfs, struct undo *u)
+{
+	const char *base = strrchr(GP_CDI_LINK, '/') + 1;
+	char dir[64];
+	_cleanup_close_ int fd = -1;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - GP_CDI_LINK - 2), GP_CDI_LINK + 1);
+	fd = walk_dir(rootfd, dir, u);
+	if (fd < 0) {
+		gp_warn("%s/%s in the container is not a plain directory of its rootfs (%s): it is "
+			"kept, and no %s is linked there; the start's CDI spec is %s for a runtime "
+			"told to read it there",
+			rootfs, dir, gp_strerror(-fd), GP_CDI_LINK, GP_CDI_FILE);
+		return;
+	}
+	if (symlinkat(GP_CDI_FILE, fd, base) == 0) {
+		undo_note(u, fd, base, MADE_FILE);
+		return;
+	}
+	link_kept(fd, base, GP_CDI_LINK, GP_CDI_FILE);
 }
 
 /*
@@ -356,7 +399,7 @@ static int link_files(int rootfd, const char *rootfs, const struct gp_inject *in
 		r = link_one(rootfd, rootfs, f->link, target, u);
 	}
 	if (r == 0 && cdi)
-		r = link_one(rootfd, rootfs, GP_CDI_LINK, GP_CDI_FILE, u);
+		link_cdi(rootfd, rootfs, u);
 	return r;
 }
 

@@ -71,14 +71,19 @@ test_cdi_keeps_the_containers_own() {
 	stop ck
 }
 
-# /etc/cdi a link out of the rootfs: refused with nothing left, as any such path is.
+# /etc/cdi a link out of the rootfs: kept and said, nothing made through it; the start goes
+# on with the rest injected and the spec in the tree.
 test_cdi_hostile_etc_cdi() {
-	local before
 	inject_ct ch
 	ln -s /etc "$P/ch/rootfs/etc/cdi"
-	before=$(rootfs_list ch)
-	refused_clean ch "$before" "/etc/cdi in the container is not a plain directory of its rootfs"
+	start ch
+	grep -qF "/etc/cdi in the container is not a plain directory of its rootfs" "$P/ch.log" ||
+		{ echo "    log lacks the warning"; return 1; }
 	check "the host's /etc" absent "$([ -e /etc/gpu-provision.json ] && echo present || echo absent)"
+	check "its link kept" /etc "$(readlink "$P/ch/rootfs/etc/cdi")"
+	check "the spec in the tree" "nvidia.com/gpu" "$(in_ct "$P" ch 'cat /usr/local/nvidia/cdi/gpu-provision.json' | jq -r .kind)"
+	check "nvidia-smi injected" "/usr/local/nvidia/bin/nvidia-smi" "$(in_ct "$P" ch 'readlink /usr/bin/nvidia-smi')"
+	stop ch
 }
 
 # host says what an injecting start's spec would name: each GPU by index and UUID, and all.

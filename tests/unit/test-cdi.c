@@ -181,11 +181,37 @@ static void mounts(void **state)
 	free(inj);
 }
 
+/* A plan whose GPUs have no node in it (none the host has): no "all" of no node, which CDI
+ * refuses as a device without edits. */
+static void no_empty_all(void **state)
+{
+	struct gp_plan *p = malloc(sizeof(*p));
+	struct gp_inject *inj = malloc(sizeof(*inj));
+	_cleanup_free_ char *text = NULL;
+	struct json_object *spec;
+
+	(void)state;
+	memset(p, 0, sizeof(*p));
+	add_node(p, "nvidiactl", 195, 255);
+	p->gpus[0].index = 9;
+	snprintf(p->gpus[0].uuid, sizeof(p->gpus[0].uuid), "GPU-not-here");
+	p->ngpus = 1;
+	assert_int_equal(gp_inject_parse(INJECT, inj), 0);
+	text = gp_cdi_spec(&quad, p, inj);
+	spec = json_tokener_parse(text);
+	assert_non_null(spec);
+	assert_int_equal(json_object_array_length(get(spec, "devices")), 0);
+	json_object_put(spec);
+	free(p);
+	free(inj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(devices),
 		cmocka_unit_test(mounts),
+		cmocka_unit_test(no_empty_all),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
