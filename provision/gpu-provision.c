@@ -105,7 +105,7 @@ static const struct cli_option cli_options[] = {
 	    "utility)"),
 	OPT("nesting", SET_FLAG, nesting, NULL,
 	    "let a runtime inside run (Docker, Podman): Proxmox features nesting=1, or LXC's "
-	    "nesting.conf"),
+	    "generated AppArmor profile with allow_nesting"),
 	OPT("no-nesting", SET_FLAG, no_nesting, NULL, "take out the nesting attach gave"),
 	OPT("pve", SET_FLAG, pve, NULL, "treat containers as Proxmox VE's (found by /etc/pve/lxc)"),
 	OPT("all", SET_FLAG, all, NULL, "every container with an ini"),

@@ -674,8 +674,9 @@ static int plan_attach(const struct gp_attach_opts *o, struct attach_run *a)
 		r = wanted_lines(o, &a->t, &a->conf, &a->plan, &a->old, &a->add);
 	if (r == 0)
 		r = gp_nesting_plan(o, &a->t, (const char *const *)a->old.v, a->old.n, &a->nest);
-	if (r == 0 && a->nest.record[0])
-		r = lines_add(&a->add, a->nest.record, "");
+	for (size_t i = 0; r == 0 && i < GP_ARRAY_SIZE(a->nest.record); i++)
+		if (a->nest.record[i][0])
+			r = lines_add(&a->add, a->nest.record[i], "");
 	return r;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* --nesting: Proxmox VE's features: nesting=1, or LXC's nesting.conf, given and taken back. */
+/* --nesting: Proxmox VE's features: nesting=1, or LXC's generated profile with nesting. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,11 +12,23 @@
 #include "ops/target.h"
 
 /*
- * LXC's own: its AppArmor profile lxc-container-default-with-nesting, and proc and sys
- * mounted again at dev/.lxc/{proc,sys} for a nested runtime to mount from.
+ * Plain LXC's: LXC's generated AppArmor profile, with what a nested container needs
+ * allowed and procfs and sysfs without lxcfs's overlays at /dev/.lxc/{proc,sys}
+ * (lxc.container.conf(5)), as Proxmox VE's nesting=1 and Debian's /etc/lxc/default.conf
+ * give. Not LXC's nesting.conf: its profile, lxc-container-default-with-nesting, allows
+ * proc and sysfs mounts only below /var/cache/lxc (for nested LXC), never a nested runc's
+ * or crun's into its container's rootfs.
  */
-#define NESTING_CONF "/usr/share/lxc/config/nesting.conf"
-#define LXC_INCLUDE "lxc.include = " NESTING_CONF
+enum { PROFILE, ALLOW };
+static const struct lxc_line {
+	const char *key, *value, *line;
+} lxc_lines[] = {
+	[PROFILE] = { "lxc.apparmor.profile", "generated", "lxc.apparmor.profile = generated" },
+	[ALLOW] = { "lxc.apparmor.allow_nesting", "1", "lxc.apparmor.allow_nesting = 1" },
+};
+_Static_assert(GP_ARRAY_SIZE(lxc_lines) == GP_ARRAY_SIZE(((struct gp_nesting *)0)->record),
+	       "a record for each line");
+
 /* .applied's record of the features item attach set, " (was V)" after it where V was there. */
 #define PVE_RECORD "features item nesting=1"
 
@@ -25,12 +37,27 @@ bool gp_nesting_is_record(const char *line)
 	return strncmp(line, PVE_RECORD, strlen(PVE_RECORD)) == 0;
 }
 
-/* The record of ours among old's, or NULL. */
+static bool has_line(const char *const *old, size_t nold, const char *line)
+{
+	for (size_t i = 0; i < nold; i++)
+		if (strcmp(old[i], line) == 0)
+			return true;
+	return false;
+}
+
+static bool is_lxc_line(const char *line)
+{
+	for (size_t k = 0; k < GP_ARRAY_SIZE(lxc_lines); k++)
+		if (strcmp(line, lxc_lines[k].line) == 0)
+			return true;
+	return false;
+}
+
+/* The (first) record of ours among old's, or NULL. */
 static const char *find_record(const struct gp_target *t, const char *const *old, size_t nold)
 {
 	for (size_t i = 0; i < nold; i++)
-		if (t->kind == GP_TARGET_PVE ? gp_nesting_is_record(old[i])
-					     : strcmp(old[i], LXC_INCLUDE) == 0)
+		if (t->kind == GP_TARGET_PVE ? gp_nesting_is_record(old[i]) : is_lxc_line(old[i]))
 			return old[i];
 	return NULL;
 }
@@ -124,7 +151,7 @@ static int plan_pve(const struct gp_attach_opts *o, const struct gp_target *t, c
 		return 0;
 	}
 	if (ours) { /* an earlier attach's: kept, as it was recorded */
-		snprintf(n->record, sizeof(n->record), "%s", ours);
+		snprintf(n->record[0], sizeof(n->record[0]), "%s", ours);
 		set_item(n, "1", NULL);
 		return 0;
 	}
@@ -133,7 +160,8 @@ static int plan_pve(const struct gp_attach_opts *o, const struct gp_target *t, c
 		       t->name, t->config, line, v);
 		return 0;
 	}
-	snprintf(n->record, sizeof(n->record), r == 0 ? PVE_RECORD " (was %s)" : PVE_RECORD, v);
+	snprintf(n->record[0], sizeof(n->record[0]), r == 0 ? PVE_RECORD " (was %s)" : PVE_RECORD,
+		 v);
 	set_item(n, "1", NULL);
 	n->adds = true;
 	note_keyctl(&c, t);
@@ -141,12 +169,15 @@ static int plan_pve(const struct gp_attach_opts *o, const struct gp_target *t, c
 }
 
 /*
- * What a plain LXC config says of AppArmor and nesting, its includes followed (a line of
- * an included nesting.conf names that file), the last line of each key winning.
+ * What a plain LXC config says of the keys of lxc_lines, its includes followed, the last
+ * line of each key winning; and whether the config itself has the line of ours as it is.
  */
 struct lxc_seen {
-	char profile[128], profile_at[PATH_MAX + 16];
-	char allow[16], allow_at[PATH_MAX + 16];
+	const char *config;
+	struct {
+		char value[128], at[PATH_MAX + 160];
+		bool in_config; /* the admin's line: detach would take it out with ours */
+	} keys[GP_ARRAY_SIZE(lxc_lines)];
 };
 
 static int seen_line(const char *key, const char *value, const char *file, unsigned int line,
@@ -154,20 +185,19 @@ static int seen_line(const char *key, const char *value, const char *file, unsig
 {
 	struct lxc_seen *s = user;
 
-	if (strcmp(key, "lxc.apparmor.profile") == 0) {
-		snprintf(s->profile, sizeof(s->profile), "%s", value);
-		snprintf(s->profile_at, sizeof(s->profile_at), "%s:%u: %s = %s", file, line, key,
+	for (size_t k = 0; k < GP_ARRAY_SIZE(lxc_lines); k++) {
+		if (strcmp(key, lxc_lines[k].key) != 0)
+			continue;
+		snprintf(s->keys[k].value, sizeof(s->keys[k].value), "%s", value);
+		snprintf(s->keys[k].at, sizeof(s->keys[k].at), "%s:%u: %s = %s", file, line, key,
 			 value);
-	}
-	if (strcmp(key, "lxc.apparmor.allow_nesting") == 0) {
-		snprintf(s->allow, sizeof(s->allow), "%s", value);
-		snprintf(s->allow_at, sizeof(s->allow_at), "%s:%u: %s = %s", file, line, key,
-			 value);
+		if (!strcmp(file, s->config) && !strcmp(value, lxc_lines[k].value))
+			s->keys[k].in_config = true;
 	}
 	return 0;
 }
 
-/* LXC's own profiles that allow no nesting: nesting.conf's may replace them. */
+/* LXC's own profiles that allow no nesting: the generated one with nesting replaces them. */
 static bool plain_profile(const char *p)
 {
 	return !p[0] || !strcmp(p, "generated") || !strcmp(p, "lxc-container-default") ||
@@ -177,48 +207,87 @@ static bool plain_profile(const char *p)
 /* True when the config has nesting of its own, or a profile of the admin's: said. */
 static bool admins_own(const struct gp_target *t, const struct lxc_seen *s)
 {
-	if (!strcmp(s->profile, "unconfined") || strstr(s->profile, "nesting")) {
-		printf("%s already has nesting (%s): left as it is\n", t->name, s->profile_at);
+	const char *profile = s->keys[PROFILE].value, *profile_at = s->keys[PROFILE].at;
+
+	if (!strcmp(profile, "unconfined") || strstr(profile, "nesting")) {
+		printf("%s already has nesting (%s): left as it is\n", t->name, profile_at);
 		return true;
 	}
-	if (!strcmp(s->profile, "generated") && !strcmp(s->allow, "1")) {
+	if (!strcmp(profile, "generated") && !strcmp(s->keys[ALLOW].value, "1")) {
 		printf("%s already has nesting (%s, with %s): left as it is\n", t->name,
-		       s->allow_at, s->profile_at);
+		       s->keys[ALLOW].at, profile_at);
 		return true;
 	}
-	if (plain_profile(s->profile))
+	if (plain_profile(profile))
 		return false;
-	printf("%s runs under an AppArmor profile of its own (%s): gpu-provision includes no "
-	       "nesting.conf over it; allow nesting in that profile, or use lxc.apparmor.profile "
-	       "= generated with lxc.apparmor.allow_nesting = 1\n",
-	       t->name, s->profile_at);
+	printf("%s runs under an AppArmor profile of its own (%s): gpu-provision gives no "
+	       "nesting over it; allow nesting in that profile, or use lxc.apparmor.profile = "
+	       "generated with lxc.apparmor.allow_nesting = 1\n",
+	       t->name, profile_at);
 	return true;
 }
 
-static int plan_lxc(const struct gp_target *t, const char *ours, bool want, struct gp_nesting *n)
+/* A line of ours that the config has and a later line undoes: said, as nothing is given. */
+static bool overridden(const struct gp_target *t, const struct lxc_seen *s)
 {
-	struct lxc_seen s = { 0 };
-	int r;
-
-	if (!want) {
-		n->takes_out = ours != NULL; /* the line of .applied goes with the others */
-		return 0;
+	for (size_t k = 0; k < GP_ARRAY_SIZE(lxc_lines); k++) {
+		if (!s->keys[k].in_config || !strcmp(s->keys[k].value, lxc_lines[k].value))
+			continue;
+		printf("%s has \"%s\" in its config, then %s: gpu-provision gives no nesting "
+		       "over that (detach would take out the config's line with its own); take "
+		       "one of the two out, then run this again\n",
+		       t->name, lxc_lines[k].line, s->keys[k].at);
+		return true;
 	}
-	if (!ours) {
-		if (access(NESTING_CONF, R_OK) != 0) {
-			gp_error("LXC's \"%s\" is not there (%s): install LXC's package whole, or "
-				 "give the container nesting in its own config",
-				 NESTING_CONF, gp_strerror(errno));
-			return -GP_EBADCONF;
-		}
-		r = gp_lxcconf_walk(t->config, seen_line, &s);
-		if (r < 0)
-			return gp_error_errno(r, "Failed to read \"%s\"", t->config);
-		if (admins_own(t, &s))
-			return 0;
+	return false;
+}
+
+static void name_line(struct gp_nesting *n, const char *line)
+{
+	size_t len = strlen(n->said);
+
+	snprintf(n->said + len, sizeof(n->said) - len, "%s%s", len ? " and " : "", line);
+}
+
+/* Ours where the config has no nesting: each line whose key the config has not so. */
+static int add_lxc(const struct gp_target *t, struct gp_nesting *n)
+{
+	struct lxc_seen s = { .config = t->config };
+	int r = gp_lxcconf_walk(t->config, seen_line, &s);
+
+	if (r < 0)
+		return gp_error_errno(r, "Failed to read \"%s\"", t->config);
+	if (admins_own(t, &s) || overridden(t, &s))
+		return 0;
+	for (size_t k = 0; k < GP_ARRAY_SIZE(lxc_lines); k++) {
+		if (!strcmp(s.keys[k].value, lxc_lines[k].value))
+			continue; /* the config's own (generated, say), left to it */
+		snprintf(n->record[k], sizeof(n->record[k]), "%s", lxc_lines[k].line);
+		name_line(n, lxc_lines[k].line);
 		n->adds = true;
 	}
-	snprintf(n->record, sizeof(n->record), "%s", LXC_INCLUDE);
+	return 0;
+}
+
+/* The lines of ours old records: kept (keep), or taken out with the rest of .applied's. */
+static void lxc_recorded(const char *const *old, size_t nold, bool keep, struct gp_nesting *n)
+{
+	for (size_t k = 0; k < GP_ARRAY_SIZE(lxc_lines); k++) {
+		if (!has_line(old, nold, lxc_lines[k].line))
+			continue;
+		if (keep)
+			snprintf(n->record[k], sizeof(n->record[k]), "%s", lxc_lines[k].line);
+		name_line(n, lxc_lines[k].line);
+		n->takes_out = !keep;
+	}
+}
+
+static int plan_lxc(const struct gp_target *t, const char *const *old, size_t nold, bool want,
+		    struct gp_nesting *n)
+{
+	if (!find_record(t, old, nold))
+		return want ? add_lxc(t, n) : 0;
+	lxc_recorded(old, nold, want, n);
 	return 0;
 }
 
@@ -233,7 +302,7 @@ int gp_nesting_plan(const struct gp_attach_opts *o, const struct gp_target *t,
 		printf("%s: no nesting of gpu-provision's to take out\n", t->name);
 	if (t->kind == GP_TARGET_PVE)
 		return plan_pve(o, t, ours, want, n);
-	return plan_lxc(t, ours, want, n);
+	return plan_lxc(t, old, nold, want, n);
 }
 
 void gp_nesting_undo(const struct gp_target *t, const char *const *old, size_t nold,
@@ -244,7 +313,8 @@ void gp_nesting_undo(const struct gp_target *t, const char *const *old, size_t n
 	memset(n, 0, sizeof(*n));
 	if (ours && t->kind == GP_TARGET_PVE)
 		undo_record(ours, n);
-	n->takes_out = ours != NULL;
+	else if (ours)
+		lxc_recorded(old, nold, false, n);
 }
 
 const struct gp_pveconf_item *gp_nesting_item(const struct gp_nesting *n)
@@ -254,7 +324,7 @@ const struct gp_pveconf_item *gp_nesting_item(const struct gp_nesting *n)
 
 void gp_nesting_say(const struct gp_nesting *n, const char *config, bool dry_run)
 {
-	const char *what = n->item.key ? "features: nesting=1" : LXC_INCLUDE;
+	const char *what = n->item.key ? "features: nesting=1" : n->said;
 
 	if (n->adds)
 		printf("%s %s in %s (for Docker or Podman inside; detach takes it out)\n",

@@ -1,11 +1,15 @@
 # shellcheck shell=bash
-# attach --nesting: LXC's nesting.conf on a real container, Proxmox VE's features: line on
-# the fixture tree the t-pve tests use; detach takes out only what attach gave. Sourced by run.sh.
+# attach --nesting: LXC's generated AppArmor profile with nesting allowed on a real container,
+# Proxmox VE's features: line on the fixture tree the t-pve tests use; detach takes out only
+# what attach gave. Sourced by run.sh.
 
-# A real container: the include goes in, liblxc loads it at start (the profile and the
-# proc and sys mounts at dev/.lxc that nesting.conf makes), detach takes it out again.
+# A real container: the two lines go in, liblxc loads them at start, detach takes them out
+# again. allow_nesting has liblxc mount procfs and sysfs at dev/.lxc/{proc,sys} whether the
+# kernel has AppArmor or not (liblxc's own mount entries, as it reads the key); only a host
+# with AppArmor shows the generated profile the container runs under, and that it lets a
+# nested runtime mount proc into its container's rootfs.
 test_nesting_lxc_start() {
-	local inc='lxc.include = /usr/share/lxc/config/nesting.conf' out pid
+	local prof='lxc.apparmor.profile = generated' allow='lxc.apparmor.allow_nesting = 1' out l
 	make_root h200-580-open "$WORK/nest"
 	new_container "$P" nest
 	# lxc-create copied Debian's default.conf: its generated profile with allow_nesting is
@@ -13,26 +17,33 @@ test_nesting_lxc_start() {
 	sed -i '/^lxc.apparmor/d' "$P/nest/config"
 	cp "$P/nest/config" "$WORK/nest.before"
 	out=$(gp --root "$WORK/nest" attach nest --gpus 0 --nesting)
-	check "said" 1 "$(grep -c "^set $inc in $P/nest/config" <<<"$out")"
-	check "include" 1 "$(grep -cx "$inc" "$P/nest/config")"
-	check "recorded" 1 "$(grep -cx "$inc" "$CONF/nest.applied")"
-	# attach again (sync does the same) keeps it, once.
+	check "said" 1 "$(grep -c "^set $prof and $allow in $P/nest/config" <<<"$out")"
+	for l in "$prof" "$allow"; do
+		check "in the config: $l" 1 "$(grep -cx "$l" "$P/nest/config")"
+		check "recorded: $l" 1 "$(grep -cx "$l" "$CONF/nest.applied")"
+	done
+	# attach again (sync does the same) keeps them, once.
 	gp --root "$WORK/nest" attach nest >/dev/null
-	check "kept once" 1 "$(grep -cx "$inc" "$P/nest/config")"
-	check "profile liblxc loads" lxc-container-default-with-nesting \
+	for l in "$prof" "$allow"; do
+		check "kept once: $l" 1 "$(grep -cx "$l" "$P/nest/config")"
+	done
+	check "profile liblxc loads" generated \
 		"$(lxc-info -P "$P" -n nest -c lxc.apparmor.profile | sed 's/.* = //')"
+	check "allow_nesting liblxc loads" 1 \
+		"$(lxc-info -P "$P" -n nest -c lxc.apparmor.allow_nesting | sed 's/.* = //')"
 	start nest
 	check "proc at dev/.lxc/proc" 1 "$(in_ct "$P" nest "grep -c '^proc /dev/.lxc/proc proc ' /proc/mounts")"
 	check "sys at dev/.lxc/sys" 1 "$(in_ct "$P" nest "grep -c '^sys /dev/.lxc/sys sysfs ' /proc/mounts")"
 	if [ -e /sys/kernel/security/apparmor ]; then
-		pid=$(lxc-info -P "$P" -n nest -pH)
-		check "AppArmor profile" 1 "$(grep -c 'lxc-container-default-with-nesting' "/proc/$pid/attr/current")"
+		check "AppArmor profile" 1 "$(grep -c 'lxc-nest_' "/proc/$(lxc-info -P "$P" -n nest -pH)/attr/current")"
 	fi
 	check "GPU given" "195:0" "$(node_of nest /dev/nvidia0)"
 	stop nest
 	out=$(gp detach nest)
-	check "detach said" 1 "$(grep -c "^took $inc from" <<<"$out")"
+	check "detach said" 1 "$(grep -c "^took $prof and $allow from" <<<"$out")"
 	cmp "$WORK/nest.before" "$P/nest/config"
+	check "allow_nesting after detach" 0 \
+		"$(lxc-info -P "$P" -n nest -c lxc.apparmor.allow_nesting | sed 's/.* = //')"
 	start nest
 	check "no dev/.lxc/proc after detach" 0 "$(in_ct "$P" nest "grep -c ' /dev/.lxc/proc ' /proc/mounts || true")"
 	stop nest
@@ -48,8 +59,8 @@ test_nesting_lxc_admins_own() {
 	cp "$P/nown/config" "$WORK/nown.before"
 	out=$(gp --root "$WORK/nown" attach nown --gpus 0 --nesting)
 	check "said" 1 "$(grep -c "^nown already has nesting ($P/nown/config:[0-9]*: lxc.apparmor.allow_nesting = 1" <<<"$out")"
-	check "no include" 0 "$(grep -c '^lxc.include.*nesting.conf' "$P/nown/config")"
-	check "nothing recorded" 0 "$(grep -c 'nesting.conf' "$CONF/nown.applied")"
+	check "nothing added" 1 "$(grep -cx 'lxc.apparmor.allow_nesting = 1' "$P/nown/config")"
+	check "nothing recorded" 0 "$(grep -c '^lxc.apparmor' "$CONF/nown.applied")"
 	gp detach nown >/dev/null
 	cmp "$WORK/nown.before" "$P/nown/config"
 }

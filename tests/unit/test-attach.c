@@ -485,36 +485,87 @@ static const char *plain_container(const char *name, const char *lines, struct g
 	return cfg;
 }
 
-/* Plain LXC: LXC's nesting.conf included, kept by attach again, taken out by detach. */
-static void nesting_lxc_include_added(void **state)
-{
-	struct gp_attach_opts o = opts("0");
-	const char *cfg = plain_container("n1", "lxc.apparmor.profile = generated\\n", &o);
-	_cleanup_free_ char *before = slurp(cfg), *after = NULL, *rec = NULL;
-	const char *inc = "lxc.include = /usr/share/lxc/config/nesting.conf";
+/* Plain LXC's lines of ours: LXC's generated AppArmor profile with nesting allowed. */
+static const char *const nest_lines[] = {
+	"lxc.apparmor.profile = generated",
+	"lxc.apparmor.allow_nesting = 1",
+};
 
-	(void)state;
-	if (access("/usr/share/lxc/config/nesting.conf", R_OK) != 0)
-		skip(); /* LXC's package is not installed whole here */
-	o.nesting = 1;
-	assert_int_equal(gp_attach(&o, NULL), 0);
-	after = slurp(cfg);
-	assert_int_equal(count_lines(after, inc), 1);
-	rec = slurp(applied);
-	assert_int_equal(count_lines(rec, inc), 1);
-	o.gpus = NULL;
-	o.nesting = 0;
-	assert_int_equal(gp_attach(&o, NULL), 0);
-	free(after);
-	after = slurp(cfg);
-	assert_int_equal(count_lines(after, inc), 1);
-	assert_int_equal(gp_detach(&o), 0);
-	free(after);
-	after = slurp(cfg);
-	assert_string_equal(after, before);
+/* Each of our lines in text as often as in before, plus add (0 or 1). */
+static void assert_nest_lines(const char *text, const char *before, const bool add[2])
+{
+	for (size_t k = 0; k < 2; k++)
+		assert_int_equal(count_lines(text, nest_lines[k]),
+				 count_lines(before, nest_lines[k]) + add[k]);
 }
 
-/* Plain LXC with nesting of the admin's: nothing added, and detach keeps theirs. */
+/*
+ * Plain LXC: both lines added (over no profile, or a plain one of LXC's), recorded, kept by
+ * attach again, taken out by detach and by --no-nesting; a profile line of the config's
+ * own that is ours already stays the config's, and only allow_nesting is added.
+ */
+static void nesting_lxc_profile_added(void **state)
+{
+	static const struct {
+		const char *lines;
+		bool add[2];
+	} cases[] = {
+		{ "", { true, true } },
+		{ "lxc.apparmor.profile = lxc-container-default-cgns\\n", { true, true } },
+		{ "lxc.apparmor.profile = generated\\nlxc.apparmor.allow_nesting = 0\\n",
+		  { false, true } },
+	};
+	static const bool none[2] = { false, false };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gp_attach_opts o = opts("0");
+		char name[8];
+		const char *cfg;
+		_cleanup_free_ char *before = NULL, *after = NULL, *rec = NULL;
+
+		snprintf(name, sizeof(name), "n%zu", i);
+		cfg = plain_container(name, cases[i].lines, &o);
+		before = slurp(cfg);
+		o.nesting = 1;
+		assert_int_equal(gp_attach(&o, NULL), 0);
+		after = slurp(cfg);
+		assert_nest_lines(after, before, cases[i].add);
+		rec = slurp(applied);
+		assert_nest_lines(rec, "", cases[i].add);
+		o.gpus = NULL;
+		o.nesting = 0;
+		assert_int_equal(gp_attach(&o, NULL), 0);
+		free(after);
+		after = slurp(cfg);
+		assert_nest_lines(after, before, cases[i].add);
+		assert_int_equal(gp_detach(&o), 0);
+		free(after);
+		after = slurp(cfg);
+		assert_string_equal(after, before);
+		o.gpus = "0";
+		o.nesting = 1;
+		assert_int_equal(gp_attach(&o, NULL), 0);
+		o.gpus = NULL;
+		o.nesting = -1;
+		assert_int_equal(gp_attach(&o, NULL), 0);
+		free(after);
+		after = slurp(cfg);
+		assert_nest_lines(after, before, none);
+		free(rec);
+		rec = slurp(applied);
+		assert_null(strstr(rec, "lxc.apparmor"));
+		assert_int_equal(gp_detach(&o), 0);
+		free(after);
+		after = slurp(cfg);
+		assert_string_equal(after, before);
+	}
+}
+
+/*
+ * Plain LXC with nesting of the admin's, a profile of their own, or a line of ours that
+ * a later line undoes: nothing added, and detach keeps theirs.
+ */
 static void nesting_lxc_admins_own_kept(void **state)
 {
 	static const char *const own[] = {
@@ -522,17 +573,19 @@ static void nesting_lxc_admins_own_kept(void **state)
 		"lxc.include = /usr/share/lxc/config/nesting.conf\\n",
 		"lxc.apparmor.profile = unconfined\\n",
 		"lxc.apparmor.profile = my-own-profile\\n",
+		"lxc.apparmor.allow_nesting = 1\\nlxc.apparmor.allow_nesting = 0\\n",
 	};
+	static const bool none[2] = { false, false };
 
 	(void)state;
-	if (access("/usr/share/lxc/config/nesting.conf", R_OK) != 0)
-		skip();
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		struct gp_attach_opts o = opts("0");
 		char name[8];
 		const char *cfg;
 		_cleanup_free_ char *before = NULL, *after = NULL, *rec = NULL;
 
+		if (i == 1 && access("/usr/share/lxc/config/nesting.conf", R_OK) != 0)
+			continue; /* LXC's package is not installed whole here */
 		snprintf(name, sizeof(name), "own%zu", i);
 		cfg = plain_container(name, own[i], &o);
 		before = slurp(cfg);
@@ -540,10 +593,9 @@ static void nesting_lxc_admins_own_kept(void **state)
 		assert_int_equal(gp_attach(&o, NULL), 0);
 		after = slurp(cfg);
 		rec = slurp(applied);
-		if (strstr(rec, "nesting.conf"))
-			fail_msg("%s: attach --nesting recorded an include of its own", own[i]);
-		assert_int_equal(
-		    count_lines(after, "lxc.include = /usr/share/lxc/config/nesting.conf"), i == 1);
+		if (strstr(rec, "lxc.apparmor"))
+			fail_msg("%s: attach --nesting recorded a line of its own", own[i]);
+		assert_nest_lines(after, before, none);
 		o.gpus = NULL;
 		assert_int_equal(gp_detach(&o), 0);
 		free(after);
@@ -574,7 +626,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(nesting_pve_bad_item_refused, setup_bad_features,
 						teardown),
-		cmocka_unit_test_setup_teardown(nesting_lxc_include_added, setup, teardown),
+		cmocka_unit_test_setup_teardown(nesting_lxc_profile_added, setup, teardown),
 		cmocka_unit_test_setup_teardown(nesting_lxc_admins_own_kept, setup, teardown),
 	};
 
