@@ -18,8 +18,6 @@
 #include "plan/vendors.h"
 #include "probe/protocol.h"
 
-#define PROBE_BINARY_MAX (4u << 20)
-
 /* A word of the probe's output: printable, no blanks, bounded. */
 static bool copy_word(char *dst, size_t size, const char *src)
 {
@@ -305,7 +303,13 @@ int gp_probe_parse(const char *buf, struct gp_probe_result *r)
 
 struct attach_job {
 	const char *lxcpath, *name;
-	int fds[2]; /* the probe's memfd; the pipe that says the attach was made */
+	int fds[2];		 /* the probe's memfd; the pipe that says the attach was made */
+	gp_probe_attached_fn fn; /* what runs attached, with arg */
+	void *arg;
+};
+
+struct probe_job {
+	int memfd;
 	char **argv;
 };
 
@@ -319,15 +323,14 @@ struct attach_job {
 /* Runs in the attached process, inside the container: becomes gpu-probe. */
 static int exec_probe(void *data)
 {
-	struct attach_job *j = data;
-	char *envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	struct probe_job *j = data;
+	char *envp[] = { (char *)GP_PROBE_PATH_ENV, NULL };
 
-	fexecve(j->fds[0], j->argv, envp);
+	fexecve(j->memfd, j->argv, envp);
 	return 127;
 }
 
-/* Ends this process as the probe ended: the same exit code, or the same signal. */
-static int __attribute__((noreturn)) end_like(int status)
+void __attribute__((noreturn)) gp_probe_end_like(int status)
 {
 	struct rlimit none = { 0, 0 };
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -338,6 +341,15 @@ static int __attribute__((noreturn)) end_like(int status)
 		raise(sig);
 	}
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 126);
+}
+
+/* The attached process: the pipe only the runner's child writes is closed before fn runs. */
+static int attached_main(void *data)
+{
+	struct attach_job *j = data;
+
+	close(j->fds[1]);
+	return j->fn(j->arg);
 }
 
 /*
@@ -364,7 +376,7 @@ static int attach_and_wait(void *data)
 	opts.stdin_fd = STDIN_FILENO;
 	opts.stdout_fd = STDOUT_FILENO;
 	opts.stderr_fd = STDERR_FILENO;
-	if (c->attach(c, exec_probe, j, &opts, &pid) < 0) {
+	if (c->attach(c, attached_main, j, &opts, &pid) < 0) {
 		fprintf(stderr, "Failed to attach to container \"%s\"\n", j->name);
 		return ATTACH_FAILED;
 	}
@@ -375,10 +387,10 @@ static int attach_and_wait(void *data)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return ATTACH_FAILED;
-	end_like(status);
+	gp_probe_end_like(status);
 }
 
-static char **probe_argv(const struct gp_plan *expected, bool deep)
+char **gp_probe_argv(const struct gp_plan *expected, bool deep)
 {
 	char **argv = calloc(expected->n + 3, sizeof(char *));
 	size_t k = 1;
@@ -402,14 +414,14 @@ static char **probe_argv(const struct gp_plan *expected, bool deep)
 	return argv;
 }
 
-static void free_argv(char **argv)
+void gp_probe_argv_free(char **argv)
 {
 	for (size_t i = 0; argv && argv[i]; i++)
 		free(argv[i]);
 	free(argv);
 }
 
-static void take_result(const struct gp_child *ch, struct gp_probe_result *r)
+void gp_probe_take(const struct gp_child *ch, const char *out, struct gp_probe_result *r)
 {
 	r->timed_out = ch->timed_out;
 	r->state = ch->state;
@@ -419,56 +431,73 @@ static void take_result(const struct gp_child *ch, struct gp_probe_result *r)
 	r->held_open = ch->held_open;
 	r->truncated = ch->truncated;
 	r->elapsed_ms = ch->elapsed_ms;
-	if (gp_probe_parse(ch->out, r) < 0 && !ch->timed_out)
+	/* Nothing at all is said by the findings (the exit code); words not ours are warned of. */
+	if (gp_probe_parse(out, r) < 0 && !ch->timed_out && *out)
 		gp_warn("the probe's output was not as expected (a crash, or not our probe)");
 	if (ch->truncated)
 		r->complete = false;
 	r->status = r->timed_out ? GP_PROBE_TIMEOUT : GP_PROBE_FAILED;
 }
 
+int gp_probe_attach(const char *lxcpath, const char *name, int memfd, gp_probe_attached_fn fn,
+		    void *arg, const struct gp_child_opts *o, struct gp_child *ch, bool *attached)
+{
+	struct attach_job job = { lxcpath, name, { memfd, -1 }, fn, arg };
+	struct gp_child_opts opts = *o;
+	int pipefd[2] = { -1, -1 }, ret = 0;
+	char byte = 0;
+
+	opts.keep_fds = job.fds;
+	opts.nkeep = 2;
+	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	job.fds[1] = pipefd[1];
+	ret = gp_child_start(ch, &opts, attach_and_wait, &job);
+	gp_closep(&pipefd[1]);
+	if (ret == 0) {
+		gp_child_wait(ch);
+		if (read(pipefd[0], &byte, 1) != 1)
+			byte = 0;
+		if (byte == NOT_RUNNING) {
+			gp_error("container \"%s\" is not running: start it, then probe it", name);
+			gp_child_free(ch);
+			ret = -ESRCH;
+		}
+		*attached = byte == ATTACHED;
+	}
+	gp_closep(&pipefd[0]);
+	return ret;
+}
+
 int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 		 const struct gp_plan *expected, bool deep, int timeout_ms,
 		 struct gp_probe_result *r)
 {
-	struct attach_job job = { lxcpath, name, { -1, -1 }, NULL };
+	struct probe_job job = { -1, NULL };
 	struct gp_child_opts opts = {
 		.timeout_ms = timeout_ms,
 		.output_max = GP_PROBE_OUTPUT_MAX,
 		.merge_stderr = true,
 		.overflow_kills = true,
-		.keep_fds = job.fds,
-		.nkeep = 2,
 	};
-	int attached[2] = { -1, -1 }, ret;
 	struct gp_child ch;
-	char byte = 0;
+	bool attached = false;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->exit_code = -1;
-	job.fds[0] = gp_sealed_copy(probe_path, PROBE_BINARY_MAX, "gpu-probe");
-	job.argv = probe_argv(expected, deep);
-	ret = job.fds[0] < 0 ? job.fds[0] : job.argv ? 0 : -ENOMEM;
-	if (ret == 0 && pipe2(attached, O_CLOEXEC | O_NONBLOCK) < 0)
-		ret = -errno;
-	job.fds[1] = attached[1];
+	job.memfd = gp_sealed_copy(probe_path, GP_PROBE_BINARY_MAX, "gpu-probe");
+	job.argv = gp_probe_argv(expected, deep);
+	ret = job.memfd < 0 ? job.memfd : job.argv ? 0 : -ENOMEM;
 	if (ret == 0)
-		ret = gp_child_start(&ch, &opts, attach_and_wait, &job);
-	gp_closep(&attached[1]);
+		ret = gp_probe_attach(lxcpath, name, job.memfd, exec_probe, &job, &opts, &ch,
+				      &attached);
 	if (ret == 0) {
-		gp_child_wait(&ch);
-		if (read(attached[0], &byte, 1) != 1)
-			byte = 0;
-		if (byte == NOT_RUNNING) {
-			gp_error("container \"%s\" is not running: start it, then probe it", name);
-			ret = -ESRCH;
-		} else {
-			take_result(&ch, r);
-			r->attach_failed = byte != ATTACHED;
-		}
+		gp_probe_take(&ch, ch.out, r);
+		r->attach_failed = !attached;
 		gp_child_free(&ch);
 	}
-	gp_closep(&attached[0]);
-	gp_closep(&job.fds[0]);
-	free_argv(job.argv);
+	gp_closep(&job.memfd);
+	gp_probe_argv_free(job.argv);
 	return ret;
 }

@@ -6,11 +6,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/child.h"
 #include "plan/plan.h"
 #include "probe/protocol.h"
 
 #define GP_PROBE_OUTPUT_MAX (128 * 1024)
 #define GP_PROBE_MAX_STEPS 1536
+#define GP_PROBE_BINARY_MAX (4u << 20)
+#define GP_PROBE_PATH_ENV "PATH=/usr/sbin:/usr/bin:/sbin:/bin" /* all the probe's environment */
 
 enum gp_probe_status { GP_PROBE_OK, GP_PROBE_FAILED, GP_PROBE_TIMEOUT };
 
@@ -94,5 +97,28 @@ int gp_probe_parse(const char *buf, struct gp_probe_result *r);
 int gp_probe_run(const char *lxcpath, const char *name, const char *probe_path,
 		 const struct gp_plan *expected, bool deep, int timeout_ms,
 		 struct gp_probe_result *r);
+
+/* Runs in the attached process, inside the container: its return value is the exit code. */
+typedef int (*gp_probe_attached_fn)(void *arg);
+
+/*
+ * The attach of gp_probe_run for any fn: fn(arg) runs attached inside the container (its
+ * namespaces, cgroup, credentials, LSM profile, a cleared environment) in a child of
+ * lib/base/child.c under o, which keeps memfd (and nothing else of ours) open for it.
+ * Returns 0 with ch waited for (to be released with gp_child_free) and *attached telling
+ * whether liblxc attached; -ESRCH (said) when the container is not running; -errno.
+ */
+int gp_probe_attach(const char *lxcpath, const char *name, int memfd, gp_probe_attached_fn fn,
+		    void *arg, const struct gp_child_opts *o, struct gp_child *ch, bool *attached);
+
+/* Fills r from how ch ended and out, the probe's output in it (parsed with gp_probe_parse). */
+void gp_probe_take(const struct gp_child *ch, const char *out, struct gp_probe_result *r);
+
+/* gpu-probe's argv: its name, --deep when asked, NAME:MAJOR:MINOR of each node. NULL: ENOMEM. */
+char **gp_probe_argv(const struct gp_plan *expected, bool deep);
+void gp_probe_argv_free(char **argv);
+
+/* Ends the calling process as status says a process ended: its exit code, or its signal. */
+void __attribute__((noreturn)) gp_probe_end_like(int status);
 
 #endif
