@@ -31,6 +31,8 @@ struct gp_cli {
 	bool modules_only;
 	unsigned int timeout;
 	bool deep;
+	const char *nested;  /* probe --nested IMAGE */
+	const char *runtime; /* its --runtime, NULL: podman, else docker */
 	const char *mode;
 	bool inject, no_inject;
 	bool nesting, no_nesting;

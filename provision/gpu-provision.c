@@ -33,10 +33,10 @@ static const struct gp_command commands[] = {
 	  gp_cmd_detach },
 	{ "prepare", "[--persist]", "load nvidia_uvm as the HMM policy wants, make the nodes",
 	  "root confdir persist container modules-only dry-run", gp_cmd_prepare },
-	{ "probe", "NAME [--deep]",
+	{ "probe", "NAME [--deep] [--nested IMAGE]",
 	  "run cuInit inside the running container and explain the result; --deep: prove "
-	  "compute, NVML, video and Vulkan too",
-	  "root lxcpath confdir timeout deep json", gp_cmd_probe },
+	  "compute, NVML, video and Vulkan too; --nested: in a nested container of IMAGE",
+	  "root lxcpath confdir timeout deep nested runtime json", gp_cmd_probe },
 	{ "sync", "NAME|--all", "rewrite rules and plans for today's majors and GPUs",
 	  "root lxcpath confdir pve all dry-run", gp_cmd_sync },
 	{ "list", "[--cluster]",
@@ -94,6 +94,11 @@ static const struct cli_option cli_options[] = {
 	OPT("deep", SET_FLAG, deep, NULL,
 	    "prove each capability too: a kernel, NVML, NVDEC, NVENC, Vulkan (default: [probe] "
 	    "deep)"),
+	OPT("nested", SET_STRING, nested, "IMAGE",
+	    "probe in a nested container of IMAGE (in the container's store) through its Podman "
+	    "or Docker and the start's CDI spec"),
+	OPT("runtime", SET_STRING, runtime, "podman|docker",
+	    "--nested's runtime (default: podman, docker where podman is absent)"),
 	OPT("mode", SET_STRING, mode, "hook|devn",
 	    "Proxmox: raw lxc.* hook lines (default) or devN entries"),
 	OPT("inject", SET_FLAG, inject, NULL,

@@ -13,6 +13,7 @@
 #include "diagnose/deep.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/diagnosedeep.h"
+#include "diagnose/nestedrun.h"
 #include "diagnose/proberun.h"
 #include "diagnose/verdict.h"
 #include "driver/hoststate.h"
@@ -20,6 +21,7 @@
 #include "ops/target.h"
 #include "plan/alloc.h"
 #include "plan/planner.h"
+#include "start/cdi.h"
 #include "start/inject.h"
 
 struct probe_ctx {
@@ -31,6 +33,7 @@ struct probe_ctx {
 	size_t ngiven;
 	bool attached;
 	bool injected[GP_DEEP_COUNT]; /* the ini gives the capability's libraries */
+	struct gp_nested nested;      /* --nested's, when nested.image is set */
 };
 
 /* The plan the probe expects from the GPUs a start got (started, chosen in p). */
@@ -112,7 +115,12 @@ static bool libcuda_is_injected(const struct gp_probe_result *r, const char *mod
 static void print_text(const char *name, const struct probe_ctx *p, const struct gp_probe_result *r,
 		       const char *module, const struct gp_deep *deep, const struct gp_findings *f)
 {
-	printf("probe %s: %s in %.0f ms\n", name, status_name(r->status), r->elapsed_ms);
+	if (p->nested.image)
+		printf("probe %s (nested: %s, %s): %s in %.0f ms\n", name,
+		       gp_nested_runtime_name(p->nested.runtime), p->nested.image,
+		       status_name(r->status), r->elapsed_ms);
+	else
+		printf("probe %s: %s in %.0f ms\n", name, status_name(r->status), r->elapsed_ms);
 	if (p->ngiven)
 		printf("  devices = %s: the start got", p->conf.devices);
 	for (size_t i = 0; i < p->ngiven; i++)
@@ -165,6 +173,17 @@ static struct json_object *result_json(const char *name, const struct probe_ctx 
 
 	json_object_object_add(o, "container", json_object_new_string(name));
 	json_object_object_add(o, "status", json_object_new_string(status_name(r->status)));
+	json_object_object_add(o, "nested", json_object_new_boolean(p->nested.image != NULL));
+	if (p->nested.image) {
+		json_object_object_add(
+		    o, "runtime",
+		    p->nested.runtime == GP_NESTED_AUTO
+			? NULL
+			: json_object_new_string(gp_nested_runtime_name(p->nested.runtime)));
+		json_object_object_add(o, "image", json_object_new_string(p->nested.image));
+		json_object_object_add(o, "nested_container",
+				       json_object_new_string(p->nested.name));
+	}
 	json_object_object_add(o, "elapsed_ms", json_object_new_double(r->elapsed_ms));
 	json_object_object_add(o, "glibc", json_object_new_string(r->glibc));
 	json_object_object_add(o, "libcuda",
@@ -223,9 +242,47 @@ static void report(const struct gp_cli *cli, const char *name, const struct prob
 	} else {
 		print_text(name, p, r, p->hs.host.version, deep, f);
 	}
+	if (p->nested.image) /* list shows the container's own probe, not a nested one */
+		return;
 	if (deep)
 		gp_deep_summary(deep, summary, sizeof(summary));
 	gp_verdict_save(cli->ctx.root, name, status_name(r->status), deep ? summary : NULL);
+}
+
+/*
+ * A nested run that stopped before the probe could run, said with what to do: true then.
+ * The exit is then the plain probe's where it could not run (the container not running).
+ */
+static bool nested_stopped(const char *name, const struct gp_nested *n)
+{
+	const char *rt = gp_nested_runtime_name(n->runtime);
+
+	switch (n->outcome) {
+	case GP_NESTED_RAN:
+		return false;
+	case GP_NESTED_NO_RUNTIME:
+		gp_error("no %s in container \"%s\" (looked in /usr/sbin, /usr/bin, /sbin, /bin): "
+			 "install it there, or probe without --nested",
+			 n->want == GP_NESTED_AUTO ? "podman or docker" : rt, name);
+		break;
+	case GP_NESTED_NO_CDI:
+		gp_error(
+		    "no CDI spec at \"%s\" in container \"%s\": its start injected none; "
+		    "gpu-provision attach %s --inject (with [driver] cdi = yes), then restart it",
+		    GP_CDI_LINK, name, name);
+		break;
+	case GP_NESTED_NO_IMAGE:
+		gp_error("image \"%s\" is not in %s's store in container \"%s\" (--nested never "
+			 "pulls): run %s pull %s inside it, then probe again",
+			 n->image, rt, name, rt, n->image);
+		break;
+	case GP_NESTED_NO_FILE:
+		gp_error("could not make the probe's file under /run or /tmp in container \"%s\" "
+			 "(full, read-only or noexec): free one of them",
+			 name);
+		break;
+	}
+	return true;
 }
 
 /* Runs the probe and judges it: r, its deep verdicts (when asked) and the findings. */
@@ -241,8 +298,15 @@ static int probe_and_judge(const struct gp_cli *cli, const char *name, struct pr
 		return -ENOENT;
 	}
 	timeout_ms = (int)(cli->timeout ? cli->timeout : p->conf.probe_timeout) * 1000;
-	if (gp_probe_run(cli->ctx.lxcpath, name, probe, &p->plan, deep != NULL, timeout_ms, r) < 0)
+	if (p->nested.image) {
+		if (gp_nested_run(cli->ctx.lxcpath, name, probe, &p->plan, deep != NULL, timeout_ms,
+				  &p->nested, r) < 0 ||
+		    nested_stopped(name, &p->nested))
+			return -EIO;
+	} else if (gp_probe_run(cli->ctx.lxcpath, name, probe, &p->plan, deep != NULL, timeout_ms,
+				r) < 0) {
 		return -EIO;
+	}
 	p->hs.hmm = (struct gp_hmm){ .active = GP_UNKNOWN };
 	if (gp_diagnose_needs_hmm(r))
 		gp_host_state_judge(cli->ctx.root, GP_STATE_NVML, &p->hs);
@@ -258,10 +322,33 @@ static int probe_and_judge(const struct gp_cli *cli, const char *name, struct pr
 				.fixture_host = !gp_root_is_host(cli->ctx.root),
 				.deep = deep,
 				.inject = p->attached && p->conf.inject == GP_INJECT_YES,
-				.capabilities = p->conf.capabilities };
+				.capabilities = p->conf.capabilities,
+				.nested = p->nested.image ? &p->nested : NULL };
 	gp_diagnose(r, &e, f);
 	for (int c = 0; c < GP_DEEP_COUNT; c++)
 		p->injected[c] = gp_deep_cap_injected(&e, (enum gp_deep_cap)c);
+	return 0;
+}
+
+/* --nested IMAGE and --runtime, checked: 0, or -GP_EBADCONF (said). */
+static int nested_options(const struct gp_cli *cli, struct probe_ctx *p)
+{
+	p->nested.want = GP_NESTED_AUTO;
+	if (cli->runtime && !cli->nested) {
+		gp_error("--runtime %s: only with --nested IMAGE", cli->runtime);
+		return -GP_EBADCONF;
+	}
+	if (cli->runtime && gp_nested_runtime_parse(cli->runtime, &p->nested.want) < 0) {
+		gp_error("--runtime \"%s\": use podman or docker", cli->runtime);
+		return -GP_EBADCONF;
+	}
+	if (cli->nested && !gp_nested_image_is_valid(cli->nested)) {
+		gp_error("--nested \"%s\": an image reference (letters, digits, ._-/:@, not "
+			 "starting with -)",
+			 cli->nested);
+		return -GP_EBADCONF;
+	}
+	p->nested.image = cli->nested;
 	return 0;
 }
 
@@ -275,13 +362,27 @@ int gp_cmd_probe(const struct gp_cli *cli)
 	int ret = GP_EXIT_FAILED;
 
 	if (cli->nargs != 2 || !gp_name_is_valid(cli->args[1])) {
-		gp_error("usage: gpu-provision probe NAME [--deep] [--timeout SECONDS] [--json]");
+		gp_error("usage: gpu-provision probe NAME [--deep] [--nested IMAGE [--runtime "
+			 "podman|docker]] [--timeout SECONDS] [--json]");
 		ret = GP_EXIT_USAGE;
 		goto out;
 	}
 	name = cli->args[1];
-	if (!p || !r || !f || expectations(cli, name, p) < 0)
+	if (!p || !r || !f)
 		goto out;
+	if (nested_options(cli, p) < 0) {
+		ret = GP_EXIT_USAGE;
+		goto out;
+	}
+	if (expectations(cli, name, p) < 0)
+		goto out;
+	if (p->nested.image &&
+	    !(p->attached && p->conf.inject == GP_INJECT_YES && p->conf.cdi == GP_CDI_YES)) {
+		gp_error("container \"%s\" is given no CDI spec (%s): --nested runs through it; "
+			 "gpu-provision attach %s --inject, then restart it",
+			 name, p->attached ? "its ini injects none" : "it has no ini", name);
+		goto out;
+	}
 	if (cli->deep || p->conf.probe_deep == GP_PROBE_DEEP_YES) {
 		deep = calloc(1, sizeof(*deep));
 		if (!deep)

@@ -9,6 +9,7 @@
 #include "base/util.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/diagnosedeep.h"
+#include "start/cdi.h"
 
 #define HMM_FIX                                                                                    \
 	"load nvidia_uvm with uvm_disable_hmm=1: \"gpu-provision prepare\" reloads it when "       \
@@ -423,6 +424,72 @@ static void check_end(struct gp_findings *f, const struct gp_expect *e,
 	       e->name);
 }
 
+/*
+ * A nested run that ended without the probe's report: the image without a loader for it, or
+ * the runtime refusing to run it. False when neither: the plain probe's findings say it.
+ */
+static bool nested_end(struct gp_findings *f, const struct gp_expect *e,
+		       const struct gp_probe_result *r)
+{
+	const struct gp_nested *n = e->nested;
+	const char *rt = n ? gp_nested_runtime_name(n->runtime) : "";
+	struct gp_finding *x;
+
+	if (!n || r->signal || r->bad_lineno != 1 || r->attach_failed)
+		return false;
+	x = gp_findings_add(f,
+			    n->no_loader ? GP_FINDING_NESTED_NO_GLIBC : GP_FINDING_NESTED_FAILED);
+	if (!x)
+		return true;
+	if (n->no_loader) {
+		GP_SET(x->summary, "image %s in %s has no glibc that runs gpu-probe", n->image,
+		       e->name);
+		GP_SET(x->fix,
+		       "probe with an image that has glibc 2.28 or later (debian:12, ubuntu:22.04, "
+		       "the application's own); a musl or distroless-static image runs no "
+		       "glibc program");
+	} else {
+		GP_SET(x->summary, "%s in %s did not run image %s", rt, e->name, n->image);
+		GP_SET(x->fix,
+		       "run %s run --rm --device " GP_CDI_KIND "=all %s inside %s: it says "
+		       "what stops it",
+		       rt, n->image, e->name);
+	}
+	GP_SET(x->evidence, "%s run exited %d; it said: \"%s\"", rt, r->exit_code,
+	       n->err[0] ? n->err : "nothing");
+	return true;
+}
+
+/* What the second run said of a nested container that outlived the first. */
+static void nested_cleanup(struct gp_findings *f, const struct gp_expect *e)
+{
+	const struct gp_nested *n = e->nested;
+	const char *rt = gp_nested_runtime_name(n->runtime);
+	struct gp_finding *x;
+
+	if (!n->cleanup_ran || n->cleanup == GP_NESTED_CLEANUP_NONE)
+		return;
+	if (n->cleanup == GP_NESTED_CLEANUP_REMOVED) {
+		x = gp_findings_add(f, GP_FINDING_NESTED_REMOVED);
+		if (x) {
+			GP_SET(x->summary, "nested container %s removed from %s", n->name, e->name);
+			GP_SET(x->evidence, "the probe's run did not end cleanly; %s rm -f %s", rt,
+			       n->name);
+			GP_SET(x->fix, "nothing: it is gone");
+		}
+		return;
+	}
+	x = gp_findings_add(f, GP_FINDING_NESTED_LEFT);
+	if (!x)
+		return;
+	GP_SET(x->summary, "nested container %s is still in %s", n->name, e->name);
+	GP_SET(x->evidence, "%s rm -f %s %s", rt, n->name,
+	       n->cleanup == GP_NESTED_CLEANUP_LEFT ? "left it there"
+						    : "did not finish within its deadline");
+	GP_SET(x->fix, "run %s rm -f %s inside %s", n->runtime == GP_NESTED_AUTO ? "podman" : rt,
+	       n->name, e->name);
+}
+
 /* More output than any probe writes: it was killed there, and nothing it said counts. */
 static void check_overflow(struct gp_findings *f, const struct gp_expect *e)
 {
@@ -483,12 +550,14 @@ void gp_diagnose(struct gp_probe_result *r, const struct gp_expect *e, struct gp
 		check_hang(f, e, r);
 	else if (r->truncated)
 		check_overflow(f, e);
-	else if (!r->complete)
+	else if (!r->complete && !nested_end(f, e, r))
 		check_end(f, e, r);
 	if (!r->timed_out && !r->truncated)
 		check_libcuda(f, e, r);
 	if (r->held_open)
 		check_lingering(f, e);
+	if (e->nested)
+		nested_cleanup(f, e);
 	if (r->cuinit_done && r->cuinit_code == 3)
 		cuinit_3(f, e);
 	else if (r->cuinit_done && r->cuinit_code == 999)

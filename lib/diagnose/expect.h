@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "diagnose/deep.h"
+#include "diagnose/nestedrun.h"
 #include "host/hmm.h"
 #include "host/host.h"
 #include "plan/plan.h"
@@ -20,9 +21,10 @@ struct gp_expect {
 	const struct gp_hmm *hmm;
 	int timeout_ms;
 	bool fixture_host; /* --root: the driver is a capture, its nodes reach no driver here */
-	const struct gp_deep *deep; /* --deep's verdicts, NULL without --deep */
-	bool inject;		    /* the hook gives it the host's driver user space */
-	unsigned int capabilities;  /* and these of it: GP_CAP_BIT(enum gp_capability) */
+	const struct gp_deep *deep;	/* --deep's verdicts, NULL without --deep */
+	bool inject;			/* the hook gives it the host's driver user space */
+	unsigned int capabilities;	/* and these of it: GP_CAP_BIT(enum gp_capability) */
+	const struct gp_nested *nested; /* the probe ran in a nested container; NULL: not */
 };
 
 #endif

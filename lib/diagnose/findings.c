@@ -76,6 +76,20 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					 "a process in the container kept the probe's output open "
 					 "after the probe ended",
 					 NULL },
+	[GP_FINDING_NESTED_NO_GLIBC] = { "nested-no-glibc", GP_SEV_ERROR,
+					 "the nested image could not execute gpu-probe: no glibc "
+					 "2.28 or later in it",
+					 NULL },
+	[GP_FINDING_NESTED_FAILED] = { "nested-failed", GP_SEV_ERROR,
+				       "the container's runtime did not run the nested container",
+				       NULL },
+	[GP_FINDING_NESTED_REMOVED] = { "nested-removed", GP_SEV_INFO,
+					"the nested container outlived the probe and was removed",
+					NULL },
+	[GP_FINDING_NESTED_LEFT] = { "nested-left", GP_SEV_ERROR,
+				     "the nested container outlived the probe and could not be "
+				     "removed",
+				     NULL },
 	[GP_FINDING_NODE_MISSING] = { "node-missing", GP_SEV_ERROR,
 				      "an expected /dev node is absent in the container", NULL },
 	[GP_FINDING_NODE_STALE] = { "node-stale", GP_SEV_ERROR,

@@ -400,6 +400,76 @@ static void probe_output(void **state)
 	assert_ids(&w.f, NULL);
 }
 
+/* A nested run whose image could not execute the probe: nothing of it came. */
+static void nested_ended_early(void **state)
+{
+	static struct gp_nested n = { .image = "alpine", .runtime = GP_NESTED_PODMAN };
+
+	(void)state;
+	w.e.nested = &n;
+	memset(&w.r, 0, sizeof(w.r));
+	w.r.exit_code = 127;
+	w.r.reaped = true;
+	w.r.bad_lineno = 1; /* no hello */
+	n.no_loader = true;
+	snprintf(n.err, sizeof(n.err), "exec /gpu-probe: no such file or directory");
+	assert_int_equal(diagnose(), GP_PROBE_FAILED);
+	assert_ids(&w.f, "nested-no-glibc", NULL);
+	assert_non_null(strstr(w.f.v[0].summary, "image alpine in ct"));
+	assert_non_null(strstr(w.f.v[0].evidence, "exec /gpu-probe: no such file"));
+	n.no_loader = false; /* the runtime refused it, for a reason of its own */
+	w.r.exit_code = 125;
+	assert_int_equal(diagnose(), GP_PROBE_FAILED);
+	assert_ids(&w.f, "nested-failed", NULL);
+	assert_non_null(strstr(w.f.v[0].fix, "podman run --rm --device nvidia.com/gpu=all alpine"));
+	/* near: the hello came, the report was cut: the plain probe's finding */
+	w.r.bad_lineno = 0;
+	w.r.exit_code = 1;
+	assert_int_equal(diagnose(), GP_PROBE_FAILED);
+	assert_ids(&w.f, "probe-output", NULL);
+	/* near: not nested, no hello: the plain probe's finding */
+	w.e.nested = NULL;
+	w.r.bad_lineno = 1;
+	assert_int_equal(diagnose(), GP_PROBE_FAILED);
+	assert_ids(&w.f, "probe-output", NULL);
+}
+
+/* What the second run said of a nested container the first one left. */
+static void nested_cleanup(void **state)
+{
+	static struct gp_nested n = { .image = "debian:12",
+				      .runtime = GP_NESTED_DOCKER,
+				      .name = "gpu-probe-0123456789abcdef" };
+
+	(void)state;
+	w.e.nested = &n;
+	w.r.timed_out = true;
+	w.r.reached_cuinit = true;
+	w.r.cuinit_done = false;
+	w.r.complete = false;
+	n.cleanup_ran = true;
+	n.cleanup = GP_NESTED_CLEANUP_REMOVED;
+	assert_int_equal(diagnose(), GP_PROBE_TIMEOUT);
+	assert_ids(&w.f, "cuinit-hang", "nested-removed", NULL);
+	assert_non_null(strstr(w.f.v[1].evidence, "docker rm -f gpu-probe-0123456789abcdef"));
+	n.cleanup = GP_NESTED_CLEANUP_LEFT;
+	assert_int_equal(diagnose(), GP_PROBE_TIMEOUT);
+	assert_ids(&w.f, "cuinit-hang", "nested-left", NULL);
+	assert_non_null(
+	    strstr(w.f.v[1].fix, "run docker rm -f gpu-probe-0123456789abcdef inside ct"));
+	n.cleanup = GP_NESTED_CLEANUP_FAILED;
+	assert_int_equal(diagnose(), GP_PROBE_TIMEOUT);
+	assert_ids(&w.f, "cuinit-hang", "nested-left", NULL);
+	n.cleanup = GP_NESTED_CLEANUP_NONE; /* near: nothing was there */
+	assert_int_equal(diagnose(), GP_PROBE_TIMEOUT);
+	assert_ids(&w.f, "cuinit-hang", NULL);
+	n.cleanup_ran = false; /* near: a clean end runs none */
+	n.cleanup = GP_NESTED_CLEANUP_REMOVED;
+	healthy_result();
+	assert_int_equal(diagnose(), GP_PROBE_OK);
+	assert_ids(&w.f, NULL);
+}
+
 /* A warning: the verdict stays ok. */
 static void probe_lingering(void **state)
 {
@@ -718,6 +788,8 @@ int main(void)
 		cmocka_unit_test_setup(probe_crashed, setup),
 		cmocka_unit_test_setup(probe_output, setup),
 		cmocka_unit_test_setup(probe_lingering, setup),
+		cmocka_unit_test_setup(nested_ended_early, setup),
+		cmocka_unit_test_setup(nested_cleanup, setup),
 		cmocka_unit_test_setup(libcuda_missing, setup),
 		cmocka_unit_test_setup(libcuda_broken, setup),
 		cmocka_unit_test_setup(driver_mismatch, setup),
