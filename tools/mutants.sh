@@ -46,11 +46,11 @@ build() {
 }
 
 # Checks each patch's header; collects the tests the baseline must pass.
-units_all="" integ_all=""
+units_all="" integ_all="" nested_all=""
 for m in "${patches[@]}"; do
 	[ -n "$(field breaks "$m")" ] || { say "mutants: $m has no '# breaks:' line"; exit 2; }
-	u=$(field unit "$m") i=$(field integration "$m")
-	[ -n "$u$i" ] || { say "mutants: $m names no test ('# unit:' or '# integration:')"; exit 2; }
+	u=$(field unit "$m") i=$(field integration "$m") n=$(field nested "$m")
+	[ -n "$u$i$n" ] || { say "mutants: $m names no test ('# unit:', '# integration:' or '# nested:')"; exit 2; }
 	for t in $u; do
 		[ -f "$tree/tests/unit/$t.c" ] ||
 			{ say "mutants: $m names $t, but tests/unit/$t.c does not exist"; exit 2; }
@@ -60,6 +60,11 @@ for m in "${patches[@]}"; do
 		grep -qE "^$t\(\)" "$tree"/tests/integration/t-*.sh ||
 			{ say "mutants: $m names $t, which no tests/integration/t-*.sh defines"; exit 2; }
 		case " $integ_all " in *" $t "*) ;; *) integ_all="$integ_all $t" ;; esac
+	done
+	for t in $n; do
+		grep -qE "^$t\(\)" "$tree"/tests/slow/nested.sh ||
+			{ say "mutants: $m names $t, which tests/slow/nested.sh does not define"; exit 2; }
+		case " $nested_all " in *" $t "*) ;; *) nested_all="$nested_all $t" ;; esac
 	done
 done
 
@@ -95,6 +100,11 @@ run_integration() { # run_integration TEST...: status 0 when all pass
 		>"$scratch/integration.out" 2>&1
 }
 
+run_nested() { # run_nested TEST...: tests of make check-nested; status 0 when all pass
+	(cd "$tree" && ONLY="$*" GP_BUILD="$tree/build" tests/slow/nested.sh) \
+		>"$scratch/nested.out" 2>&1
+}
+
 # The baseline: without any mutant every named test passes, or a kill would mean nothing.
 say "mutants: baseline build and tests in $tree"
 # shellcheck disable=SC2046,SC2086
@@ -114,12 +124,21 @@ if [ -n "$integ_all" ]; then
 		exit 2
 	}
 fi
+if [ -n "$nested_all" ]; then
+	build all tests-helpers || { tail -30 "$scratch/make.log"; exit 2; }
+	# shellcheck disable=SC2086
+	run_nested $nested_all || {
+		tail -30 "$scratch/nested.out"
+		say "mutants: check-nested tests fail without any mutant:$nested_all"
+		exit 2
+	}
+fi
 
 killed=0 survived=0 broken=0 survivors=""
 for m in "${patches[@]}"; do
 	name=$(basename "$m" .patch)
 	breaks=$(field breaks "$m")
-	u=$(field unit "$m") i=$(field integration "$m") tmo=$(field timeout "$m")
+	u=$(field unit "$m") i=$(field integration "$m") n=$(field nested "$m") tmo=$(field timeout "$m")
 	files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$m")
 	t1=${EPOCHREALTIME/./}
 	if ! patch -d "$tree" -p1 --batch --fuzz=0 --dry-run -s <"$m" >/dev/null 2>&1; then
@@ -157,6 +176,16 @@ for m in "${patches[@]}"; do
 			by=${by:-integration}
 		fi
 	fi
+	if [ -z "$by" ] && [ -n "$n" ]; then
+		if ! build all tests-helpers; then
+			say "  BROKEN   $name: does not build with the mutant"
+			broken=$((broken + 1))
+			by=broken
+		# shellcheck disable=SC2086
+		elif ! run_nested $n; then
+			by="$(grep -m1 '^not ok: ' "$scratch/nested.out" || echo check-nested)"
+		fi
+	fi
 	# Back to the tree as it was; make sees the newer files and rebuilds from them.
 	for f in $files; do cp "$scratch/orig/$f" "$tree/$f"; done
 	ds=$(((${EPOCHREALTIME/./} - t1) / 100000))
@@ -168,7 +197,7 @@ for m in "${patches[@]}"; do
 		killed=$((killed + 1))
 	else
 		say "  SURVIVED $name: nothing failed when this broke: $breaks"
-		say "           (tests run: $u $i)"
+		say "           (tests run: $u $i $n)"
 		survived=$((survived + 1))
 		survivors="$survivors $name"
 	fi

@@ -7,6 +7,8 @@
 # (the double) from the injected files and sees only the given GPUs' nodes; another GPU's
 # node it makes is not openable. The container's tree (minbase bookworm with podman, crun,
 # conmon, netavark; minbase trixie with docker.io) is made once and cached outside the repo.
+# Then gpu-provision probe --nested in each: ok with the given GPUs, a hang timed out with
+# no nested container left, an image missing, an image without glibc, a runtime absent.
 #
 # crun needs /sys/fs/cgroup to be cgroup2, so on a hybrid host this runs in a mount
 # namespace that shows only cgroup2 there (as tools/platform.sh's v2 view). This machine's
@@ -90,6 +92,7 @@ EOC
 	fi
 	image "$tree" "$P/$name/rootfs/root/plain"
 	echo "device 0000:41:00.0 GPU-one" >"$P/$name/rootfs/root/plain/etc/fake-cuda"
+	probe_images "$tree" "$P/$name/rootfs"
 	if [ "$mode" = unprivileged ]; then
 		ensure_subids
 		printf '%s\n' "lxc.idmap = u 0 100000 65536" "lxc.idmap = g 0 100000 65536" >>"$cfg"
@@ -99,7 +102,9 @@ EOC
 	gp attach "$name" --gpus 1,2 --inject >/dev/null
 	lxc-start -P "$P" -n "$name" -l INFO -o "$P/$name.log"
 	if [ "$runtime" = podman ]; then
-		in_ct "$P" "$name" 'tar -C /root/plain -c . | podman --storage-driver vfs import - plain >/dev/null'
+		for i in $IMAGES; do
+			in_ct "$P" "$name" "tar -C /root/$i -c . | podman import -q - $i >/dev/null"
+		done
 		return
 	fi
 	# Docker 26 reads CDI specs where its daemon.json turns the feature on.
@@ -107,7 +112,29 @@ EOC
 	echo '{"storage-driver": "vfs", "iptables": false, "ip6tables": false, "bridge": "none", "features": {"cdi": true}}' >"$P/$name/rootfs/etc/docker/daemon.json"
 	in_ct "$P" "$name" 'dockerd >/var/log/dockerd.log 2>&1 &'
 	for _ in $(seq 100); do in_ct "$P" "$name" 'docker info >/dev/null 2>&1' && break; sleep 0.2; done
-	in_ct "$P" "$name" 'tar -C /root/plain -c . | docker import - plain >/dev/null'
+	for i in $IMAGES; do
+		in_ct "$P" "$name" "tar -C /root/$i -c . | docker import - $i >/dev/null"
+	done
+}
+
+# The images of the tests: plain (above), and for probe --nested: gpuprobe, whose test double
+# of libcuda sees the given GPUs 1 and 2; hang, where it hangs in cuInit; static, busybox alone
+# (no glibc for gpu-probe). Podman's own config makes plain "podman run" what run() runs.
+IMAGES="plain gpuprobe hang static"
+probe_images() {
+	local tree=$1 root=$2 devices
+	devices=$(jq -r '.gpus[1,2] | "device \(.pci) \(.uuid)"' "$WORK/host.json")
+	image "$tree" "$root/root/gpuprobe"
+	echo "$devices" >"$root/root/gpuprobe/etc/fake-cuda"
+	echo "$devices" >"$root/etc/fake-cuda" # the LXC container's own probe: the same GPUs
+	cp -a "$root/root/gpuprobe" "$root/root/hang"
+	printf '%s\n' hang "$devices" >"$root/root/hang/etc/fake-cuda"
+	mkdir -p "$root/root/static/bin"
+	cp "$tree/bin/busybox" "$root/root/static/bin/"
+	mkdir -p "$root/etc/containers"
+	printf '%s\n' '[storage]' 'driver = "vfs"' 'runroot = "/run/containers/storage"' 'graphroot = "/var/lib/containers/storage"' >"$root/etc/containers/storage.conf"
+	printf '%s\n' '[containers]' 'cgroups = "disabled"' '[engine]' 'events_logger = "file"' \
+		>"$root/etc/containers/containers.conf"
 }
 
 # run NAME RUNTIME ARGS...: a nested container of the image, as compose would run it.
@@ -158,7 +185,58 @@ nested() { # nested NAME MODE RUNTIME
 	expect "$mode: a CUDA image's LD_LIBRARY_PATH" "libnvidia-ml.so.1 is /usr/local/nvidia/lib64/libnvidia-ml.so.1" "$out"
 	out=$(run "$name" "$runtime" --device nvidia.com/gpu=3 plain true || true)
 	expect "$mode: a GPU the start did not give is no device" "nvidia.com/gpu=3" "$out"
+	probe_nested "$name" "$mode" "$runtime"
 	lxc-stop -P "$P" -n "$name" -k
+}
+
+# ms CMD...: runs CMD, its output in $out, its exit code in $rc, its wall time (ms) in $ms.
+ms() {
+	local t0
+	t0=$(date +%s%N)
+	rc=0
+	out=$("$@" 2>&1) || rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+}
+
+# gpu-provision probe --nested IMAGE: the probe in a nested container of the LXC container's
+# runtime, through the start's CDI spec; a hang, an image missing, an image without glibc.
+probe_nested() {
+	local name=$1 mode=$2 runtime=$3 d left
+	ms gp probe "$name"
+	expect "$mode: the plain probe" "probe $name: ok" "$out"
+	echo "check-nested: $mode: plain probe $ms ms (exit $rc)"
+	ms gp probe "$name" --nested gpuprobe
+	expect "$mode: probe --nested" "probe $name (nested: $runtime, gpuprobe): ok" "$out"
+	expect "$mode: probe --nested exit 0" "exit 0" "exit $rc"
+	echo "check-nested: $mode: nested probe $ms ms (exit $rc)"
+	for d in 1 2; do
+		expect "$mode: probe --nested sees GPU $d" \
+			"$(jq -r --argjson i "$d" '.gpus[$i] | "\(.pci) \(.uuid)"' "$WORK/host.json")" "$out"
+	done
+	out=$(gp probe "$name" --nested gpuprobe --runtime "$runtime" --json || true)
+	expect "$mode: --json says nested" "nested=true runtime=$runtime image=gpuprobe status=ok" \
+		"$(jq -r '"nested=\(.nested) runtime=\(.runtime) image=\(.image) status=\(.status)"' <<<"$out")"
+	# The double hangs in cuInit: a timeout within the deadline (3 s) and the cleanup's
+	# own (15 s at most), and no nested container or probe file left behind.
+	ms gp probe "$name" --nested hang --timeout 3
+	expect "$mode: a hang in the nested container" "probe $name (nested: $runtime, hang): timeout" "$out"
+	expect "$mode: the hung nested container removed" "info nested-removed" "$out"
+	expect "$mode: a hang exits 1" "exit 1" "exit $rc"
+	expect "$mode: the hang reported within its deadlines" "in time" \
+		"$([ "$ms" -lt 18000 ] && echo "in time" || echo "$ms ms")"
+	echo "check-nested: $mode: hung nested probe $ms ms"
+	left=$(in_ct "$P" "$name" "$runtime ps -a --format '{{.Names}}' | grep gpu-probe; ls -d /run/gpu-probe-* /tmp/gpu-probe-* 2>/dev/null" || true)
+	expect "$mode: no nested container or file left after the hang" "left: none" "left: ${left:-none}"
+	ms gp probe "$name" --nested nosuch
+	expect "$mode: an image missing" "image \"nosuch\" is not in $runtime's store in container \"$name\"" "$out"
+	expect "$mode: an image missing: what to do" "run $runtime pull nosuch inside it" "$out"
+	expect "$mode: an image missing exits 3" "exit 3" "exit $rc"
+	ms gp probe "$name" --nested static
+	expect "$mode: an image without glibc" "nested-no-glibc" "$out"
+	expect "$mode: an image without glibc exits 1" "exit 1" "exit $rc"
+	ms gp probe "$name" --nested gpuprobe --runtime "$([ "$runtime" = podman ] && echo docker || echo podman)"
+	expect "$mode: no such runtime" "install it there, or probe without --nested" "$out"
+	expect "$mode: no such runtime exits 3" "exit 3" "exit $rc"
 }
 
 make_root quad-550-proprietary "$WORK/root"
@@ -167,8 +245,9 @@ gp host --json >"$WORK/host.json"
 test_nested_podman_privileged() { nested nest privileged podman; }
 test_nested_podman_unprivileged() { nested unest unprivileged podman; }
 test_nested_docker() { nested dock privileged docker; }
-test_nested_podman_privileged
-test_nested_podman_unprivileged
-test_nested_docker
+# ONLY="test_a ...": those tests alone (tools/mutants.sh's "# nested:" names them).
+for t in ${ONLY:-test_nested_podman_privileged test_nested_podman_unprivileged test_nested_docker}; do
+	"$t"
+done
 echo "check-nested: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
