@@ -112,6 +112,13 @@ static bool libcuda_is_injected(const struct gp_probe_result *r, const char *mod
 	       strcmp(r->libcuda_suffix, module) == 0;
 }
 
+/* In a nested container the CDI spec binds libcuda by its soname: the name has no version. */
+static bool libcuda_from_spec(const struct probe_ctx *p, const struct gp_probe_result *r)
+{
+	return p->nested.image && r->libcuda_found &&
+	       gp_cdi_is_lib_path(r->libcuda_path, "libcuda.so.1");
+}
+
 static void print_text(const char *name, const struct probe_ctx *p, const struct gp_probe_result *r,
 		       const char *module, const struct gp_deep *deep, const struct gp_findings *f)
 {
@@ -126,7 +133,10 @@ static void print_text(const char *name, const struct probe_ctx *p, const struct
 	for (size_t i = 0; i < p->ngiven; i++)
 		printf("%s GPU %u %s%s", i ? "," : "", p->given[i].index, p->given[i].uuid,
 		       i + 1 == p->ngiven ? "\n" : "");
-	if (r->libcuda_found)
+	if (libcuda_from_spec(p, r))
+		printf("  glibc %s; libcuda %s (the CDI spec's, injected); driver API %d\n",
+		       r->glibc[0] ? r->glibc : "?", r->libcuda_path, r->driver_version);
+	else if (r->libcuda_found)
 		printf("  glibc %s; libcuda %s (%s %s); driver API %d\n",
 		       r->glibc[0] ? r->glibc : "?", r->libcuda_path,
 		       libcuda_is_injected(r, module) ? "injected, the kernel module's"
@@ -190,7 +200,8 @@ static struct json_object *result_json(const char *name, const struct probe_ctx 
 			       r->libcuda_found ? json_object_new_string(r->libcuda_path) : NULL);
 	json_object_object_add(o, "libcuda_version", json_object_new_string(r->libcuda_suffix));
 	json_object_object_add(o, "libcuda_injected",
-			       json_object_new_boolean(libcuda_is_injected(r, p->hs.host.version)));
+			       json_object_new_boolean(libcuda_is_injected(r, p->hs.host.version) ||
+						       libcuda_from_spec(p, r)));
 	json_object_object_add(o, "driver_api", json_object_new_int(r->driver_version));
 	json_object_object_add(cu, "code",
 			       r->cuinit_done ? json_object_new_int(r->cuinit_code) : NULL);

@@ -17,6 +17,18 @@
 #endif
 static const char *const default_dirs[] = { GP_INJECT_LIBDIR, "/usr/lib/" MULTIARCH, "/usr/lib64" };
 
+bool gp_cdi_is_lib_path(const char *path, const char *soname)
+{
+	char want[128];
+
+	for (size_t d = 0; d < GP_ARRAY_SIZE(default_dirs); d++) {
+		snprintf(want, sizeof(want), "%s/%s", default_dirs[d], soname);
+		if (strcmp(path, want) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The spec's version: what Podman 4.3 (Debian 12) and Docker 26 (Debian 13) read. */
 #define CDI_VERSION "0.5.0"
 

@@ -3,6 +3,8 @@
 #ifndef GP_CDI_H
 #define GP_CDI_H
 
+#include <stdbool.h>
+
 #include "host/host.h"
 #include "plan/plan.h"
 #include "start/inject.h"
@@ -28,6 +30,9 @@
  */
 char *gp_cdi_spec(const struct gp_host *host, const struct gp_plan *plan,
 		  const struct gp_inject *inj);
+
+/* Whether path is where the spec mounts a library by its soname (one of the directories above). */
+bool gp_cdi_is_lib_path(const char *path, const char *soname);
 
 /*
  * Calls fn with each device name a start given every GPU of host would have in its spec,

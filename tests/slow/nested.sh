@@ -208,6 +208,8 @@ probe_nested() {
 	ms gp probe "$name" --nested gpuprobe
 	expect "$mode: probe --nested" "probe $name (nested: $runtime, gpuprobe): ok" "$out"
 	expect "$mode: probe --nested exit 0" "exit 0" "exit $rc"
+	expect "$mode: probe --nested: libcuda from the spec" \
+		"libcuda /usr/lib/x86_64-linux-gnu/libcuda.so.1 (the CDI spec's, injected)" "$out"
 	echo "check-nested: $mode: nested probe $ms ms (exit $rc)"
 	for d in 1 2; do
 		expect "$mode: probe --nested sees GPU $d" \

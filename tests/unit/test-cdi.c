@@ -206,12 +206,25 @@ static void no_empty_all(void **state)
 	free(inj);
 }
 
+/* Where the spec puts a library by its soname, as probe --nested reads libcuda's path. */
+static void lib_paths(void **state)
+{
+	(void)state;
+	assert_true(gp_cdi_is_lib_path("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "libcuda.so.1"));
+	assert_true(gp_cdi_is_lib_path("/usr/lib64/libcuda.so.1", "libcuda.so.1"));
+	assert_true(gp_cdi_is_lib_path(GP_INJECT_LIBDIR "/libcuda.so.1", "libcuda.so.1"));
+	assert_false(gp_cdi_is_lib_path("/usr/lib/libcuda.so.1", "libcuda.so.1"));
+	assert_false(gp_cdi_is_lib_path("/usr/lib64/libcuda.so.550.54.14", "libcuda.so.1"));
+	assert_false(gp_cdi_is_lib_path("/usr/lib64/x/libcuda.so.1", "libcuda.so.1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(devices),
 		cmocka_unit_test(mounts),
 		cmocka_unit_test(no_empty_all),
+		cmocka_unit_test(lib_paths),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
