@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "commands.h"
 #include "config/ini.h"
+#include "diagnose/nestedrun.h"
 #include "diagnose/probejson.h"
 #include "driver/nvml.h"
 #include "ops/containers.h"
@@ -86,11 +87,14 @@ static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 {
 	/* The probe's own deadline, its NVML question after a hang, its start and report. */
 	int timeout_ms = probe_timeout_ms(cli, s->name);
-	struct gp_child_opts o = { .timeout_ms = timeout_ms + GP_NVML_TIMEOUT_MS + 5000,
+	/* --nested: and the second run that removes a nested container left behind. */
+	int cleanup_ms = cli->nested ? GP_NESTED_CLEANUP_MS : 0;
+	struct gp_child_opts o = { .timeout_ms =
+				       timeout_ms + GP_NVML_TIMEOUT_MS + cleanup_ms + 5000,
 				   .output_max = GP_PROBE_JSON_MAX,
 				   .overflow_kills = true };
 	char self[PATH_MAX], timeout[16];
-	char *argv[16];
+	char *argv[20];
 	int argc = 0;
 
 	snprintf(timeout, sizeof(timeout), "%d", timeout_ms / 1000);
@@ -111,6 +115,14 @@ static int start_probe(const struct gp_cli *cli, struct gp_check_subject *s)
 	argv[argc++] = (char *)"--json";
 	if (cli->deep)
 		argv[argc++] = (char *)"--deep";
+	if (cli->nested) {
+		argv[argc++] = (char *)"--nested";
+		argv[argc++] = (char *)cli->nested;
+	}
+	if (cli->runtime) {
+		argv[argc++] = (char *)"--runtime";
+		argv[argc++] = (char *)cli->runtime;
+	}
 	argv[argc++] = (char *)"--timeout";
 	argv[argc++] = timeout;
 	argv[argc] = NULL;
@@ -252,6 +264,24 @@ static struct gp_cluster_check *check_cluster(const struct gp_cli *cli,
 	return cc;
 }
 
+/* --nested and --runtime as probe takes them, refused here before any probe starts. */
+static bool nested_options_bad(const struct gp_cli *cli)
+{
+	enum gp_nested_runtime rt;
+
+	if (cli->runtime && (!cli->nested || gp_nested_runtime_parse(cli->runtime, &rt) < 0)) {
+		gp_error("--runtime \"%s\": podman or docker, with --nested IMAGE", cli->runtime);
+		return true;
+	}
+	if (cli->nested && !gp_nested_image_is_valid(cli->nested)) {
+		gp_error("--nested \"%s\": an image reference (letters, digits, ._-/:@, not "
+			 "starting with -)",
+			 cli->nested);
+		return true;
+	}
+	return false;
+}
+
 int gp_cmd_check(const struct gp_cli *cli)
 {
 	struct gp_check_run run;
@@ -263,8 +293,13 @@ int gp_cmd_check(const struct gp_cli *cli)
 
 	if ((cli->all && cli->nargs != 1) || cli->nargs > 2 ||
 	    (cli->nargs == 2 && !gp_name_is_valid(cli->args[1]))) {
-		gp_error("usage: gpu-provision check [NAME | --all] [--deep] [--json | --format "
-			 "prometheus] [--output FILE]");
+		gp_error(
+		    "usage: gpu-provision check [NAME | --all] [--deep] [--nested IMAGE "
+		    "[--runtime podman|docker]] [--json | --format prometheus] [--output FILE]");
+		free(host);
+		return GP_EXIT_USAGE;
+	}
+	if (nested_options_bad(cli)) {
 		free(host);
 		return GP_EXIT_USAGE;
 	}

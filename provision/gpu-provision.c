@@ -44,7 +44,8 @@ static const struct gp_command commands[] = {
 	  "every node's, with its node",
 	  "root lxcpath confdir pve cluster json", gp_cmd_list },
 	{ "check", "[NAME|--all]", "diagnose the host, the configs and the running containers",
-	  "root lxcpath confdir pve all timeout deep json format output", gp_cmd_check },
+	  "root lxcpath confdir pve all timeout deep nested runtime json format output",
+	  gp_cmd_check },
 	{ "findings", "[--format markdown]", "every finding check can raise, and its fix", "format",
 	  gp_cmd_findings },
 };
@@ -95,8 +96,8 @@ static const struct cli_option cli_options[] = {
 	    "prove each capability too: a kernel, NVML, NVDEC, NVENC, Vulkan (default: [probe] "
 	    "deep)"),
 	OPT("nested", SET_STRING, nested, "IMAGE",
-	    "probe in a nested container of IMAGE (in the container's store) through its Podman "
-	    "or Docker and the start's CDI spec"),
+	    "probe, check: probe in a nested container of IMAGE (in the container's store) "
+	    "through its Podman or Docker and the start's CDI spec"),
 	OPT("runtime", SET_STRING, runtime, "podman|docker",
 	    "--nested's runtime (default: podman, docker where podman is absent)"),
 	OPT("mode", SET_STRING, mode, "hook|devn",

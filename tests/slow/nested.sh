@@ -229,6 +229,14 @@ probe_nested() {
 	echo "check-nested: $mode: hung nested probe $ms ms"
 	left=$(in_ct "$P" "$name" "$runtime ps -a --format '{{.Names}}' | grep gpu-probe; ls -d /run/gpu-probe-* /tmp/gpu-probe-* 2>/dev/null" || true)
 	expect "$mode: no nested container or file left after the hang" "left: none" "left: ${left:-none}"
+	# check --nested: each container's probe one level deeper, its verdict and findings.
+	out=$(gp check "$name" --nested gpuprobe --json || true)
+	expect "$mode: check --nested" "probe=ok" "probe=$(jq -r '.containers[0].probe' <<<"$out")"
+	if [ "$name" = nest ]; then
+		out=$(gp check "$name" --nested hang --timeout 3 --json || true)
+		expect "$mode: check --nested: a hang and its cleanup" "timeout cuinit-hang nested-removed" \
+			"$(jq -r '[.containers[0].probe, (.containers[0].findings[].id | select(. != "fixture-host"))] | join(" ")' <<<"$out")"
+	fi
 	ms gp probe "$name" --nested nosuch
 	expect "$mode: an image missing" "image \"nosuch\" is not in $runtime's store in container \"$name\"" "$out"
 	expect "$mode: an image missing: what to do" "run $runtime pull nosuch inside it" "$out"
