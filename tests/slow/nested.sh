@@ -247,6 +247,12 @@ probe_nested() {
 	ms gp probe "$name" --nested gpuprobe --runtime "$([ "$runtime" = podman ] && echo docker || echo podman)"
 	expect "$mode: no such runtime" "install it there, or probe without --nested" "$out"
 	expect "$mode: no such runtime exits 3" "exit 3" "exit $rc"
+	# The start's link taken away: said, with what to do.
+	in_ct "$P" "$name" 'mv /etc/cdi/gpu-provision.json /etc/cdi/gpu-provision.off'
+	ms gp probe "$name" --nested gpuprobe
+	in_ct "$P" "$name" 'mv /etc/cdi/gpu-provision.off /etc/cdi/gpu-provision.json'
+	expect "$mode: no CDI spec" "no CDI spec at \"/etc/cdi/gpu-provision.json\" in container \"$name\"" "$out"
+	expect "$mode: no CDI spec exits 3" "exit 3" "exit $rc"
 }
 
 make_root quad-550-proprietary "$WORK/root"
