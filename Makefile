@@ -14,7 +14,7 @@ Q          := @
 endif
 
 CC         ?= cc
-PKGS       := lxc libkmod blkid inih json-c zlib
+PKGS       := lxc libkmod blkid inih json-c yaml-0.1 zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 HOOK_LIBS  := $(shell pkg-config --libs inih zlib json-c 2>/dev/null)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Whether a process runs, and since when: the start time that tells a pid's owners apart. */
+/*
+ * Whether a process runs, and since when: the start time that tells a pid's owners apart; and
+ * the mount a descriptor is on.
+ */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,4 +56,37 @@ int gp_proc_start_time(pid_t pid, unsigned long long *start)
 	if (gp_parse_proc_stat(buf, &state, start) < 0)
 		return -GP_EBADCONF;
 	return state == 'Z' || state == 'X' ? -ENOENT : 0;
+}
+
+int gp_proc_mount_id(int fd)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[64];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (gp_read_file(path, 4096, &buf, NULL) < 0 || !(p = strstr(buf, "mnt_id:")))
+		return -1;
+	return atoi(p + strlen("mnt_id:"));
+}
+
+#define LINE_MAX_BYTES (64u << 10)
+
+int gp_mountinfo_fstype(FILE *f, int id, char *fstype, size_t size)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	char type[64];
+	const char *sep;
+
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if ((size_t)n > LINE_MAX_BYTES || atoi(line) != id)
+			continue;
+		if (!(sep = strstr(line, " - ")) || sscanf(sep + 3, "%63s", type) != 1)
+			return -ENOENT;
+		snprintf(fstype, size, "%s", type);
+		return 0;
+	}
+	return -ENOENT;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Implemented in lib/check/checkhost.c (the host), lib/check/checkconfig.c (a container's
- * config), lib/check/checkrecipe.c (its recipe lines) and lib/check/checkdriver.c (the
- * driver's user space it is given).
+ * config), lib/check/checkrecipe.c (its recipe lines), lib/check/checkdriver.c (the
+ * driver's user space it is given, and the read of its rootfs) and lib/check/checktoolkit.c
+ * (what NVIDIA's container toolkit and Docker left in it).
  */
 #ifndef GP_CHECK_H
 #define GP_CHECK_H
@@ -45,13 +46,31 @@ int gp_check_container(const struct gp_check_run *run, const char *name, struct 
 bool gp_check_has_gpus(const struct gp_check_run *run, const char *name);
 
 /*
+ * The container's rootfs (a directory, or NULL where it is not one), read once for the checks
+ * below (lib/check/rootfsread.h): NULL for none or no memory; gp_rootfs_read_free releases it.
+ */
+struct gp_rootfs_read;
+struct gp_rootfs_read *gp_check_read_rootfs(const struct gp_check_run *run, const char *name,
+					    const char *rootfs);
+
+/*
  * The driver's user space of a container (lib/check/checkdriver.c): what its ini (conf, merged
  * with the host's defaults) asks to inject against the host's files, and the driver
- * libraries its rootfs (a directory, or NULL where it is not one) carries itself.
+ * libraries its rootfs carries itself, as r read them (NULL: not read).
  */
 struct gp_ini;
 void gp_check_driver(const struct gp_check_run *run, const char *name, const struct gp_ini *conf,
-		     const char *rootfs, struct gp_findings *f);
+		     const char *rootfs, const struct gp_rootfs_read *r, struct gp_findings *f);
+
+/*
+ * What NVIDIA's container toolkit and Docker left in the container, as t read it (NULL: not
+ * read): the toolkit's cgroup setup in an unprivileged container, Docker without CDI where
+ * the start writes a spec (spec_ours), runtimes whose program is gone, NVIDIA's own specs
+ * beside the start's or naming what the container lacks, and the files not read.
+ */
+struct gp_toolkit;
+void gp_check_toolkit(const char *name, bool spec_ours, bool unprivileged,
+		      const struct gp_toolkit *t, struct gp_findings *f);
 
 /*
  * The lines of the container's config that give it NVIDIA GPUs by hand (lib/check/checkrecipe.c):

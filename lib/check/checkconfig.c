@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "check/check.h"
 #include "check/recipe.h"
+#include "check/rootfsread.h"
 #include "config/applied.h"
 #include "config/ini.h"
 #include "config/pveconf.h"
@@ -324,6 +325,13 @@ static const char *rootfs_dir(const struct gp_check_run *run, const char *name,
 	return buf;
 }
 
+/* Each start of the container writes a CDI spec into its /etc/cdi (lib/start/cdi.c). */
+static bool writes_spec(const struct gp_ini *conf)
+{
+	return conf->inject == GP_INJECT_YES && conf->cdi == GP_CDI_YES &&
+	       strcmp(conf->mode, "devn") != 0;
+}
+
 /* Today's config gives the container NVIDIA nodes by hand. */
 static bool gives_gpus(const struct gp_recipe *rec)
 {
@@ -361,9 +369,14 @@ static int check_config(const struct gp_check_run *run, const char *name, const 
 	if (!attached)
 		gp_ini_init(&conf);
 	if (gp_hostconf_load(run->ctx, &host) == 0) {
+		const char *rootfs = rootfs_dir(run, name, rec->cfg, proc, sizeof(proc));
+		struct gp_rootfs_read *read = gp_check_read_rootfs(run, name, rootfs);
+
 		gp_ini_merge_host(&conf, &host);
-		gp_check_driver(run, name, &conf,
-				rootfs_dir(run, name, rec->cfg, proc, sizeof(proc)), f);
+		gp_check_driver(run, name, &conf, rootfs, read, f);
+		gp_check_toolkit(name, attached && writes_spec(&conf), rec->unprivileged,
+				 read ? &read->toolkit : NULL, f);
+		gp_rootfs_read_free(read);
 	}
 	gp_recipe_free(rec);
 	free(rec);

@@ -174,11 +174,20 @@ static void libraries_unfollowed(const char *name, const char *rootfs, const str
 	       name);
 }
 
-void gp_check_driver(const struct gp_check_run *run, const char *name, const struct gp_ini *conf,
-		     const char *rootfs, struct gp_findings *f)
+struct gp_rootfs_read *gp_check_read_rootfs(const struct gp_check_run *run, const char *name,
+					    const char *rootfs)
 {
 	_cleanup_free_ char *record = NULL;
-	struct gp_rootfs_read *r;
+
+	if (!rootfs)
+		return NULL;
+	record = gp_reader_path(run->ctx->root, name);
+	return gp_rootfs_read(rootfs, run->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS, record);
+}
+
+void gp_check_driver(const struct gp_check_run *run, const char *name, const struct gp_ini *conf,
+		     const char *rootfs, const struct gp_rootfs_read *r, struct gp_findings *f)
+{
 	struct gp_finding *x;
 
 	if (conf->inject == GP_INJECT_YES && strcmp(conf->mode, "devn") == 0 &&
@@ -193,8 +202,6 @@ void gp_check_driver(const struct gp_check_run *run, const char *name, const str
 	}
 	if (!rootfs || !run->hs.host.driver_loaded)
 		return;
-	record = gp_reader_path(run->ctx->root, name);
-	r = gp_rootfs_read(rootfs, run->hs.host.version, GP_ROOTFS_READ_TIMEOUT_MS, record);
 	if (r && r->status < 0)
 		rootfs_unread(name, rootfs, r, f);
 	if (r && r->status == 0) {
@@ -203,5 +210,4 @@ void gp_check_driver(const struct gp_check_run *run, const char *name, const str
 	}
 	if (r && r->musl && conf->inject == GP_INJECT_YES)
 		check_musl(name, f);
-	gp_rootfs_read_free(r);
 }

@@ -17,11 +17,10 @@
 #include "base/util.h"
 #include "check/rootfsread.h"
 
-/* A mountinfo line longer than this (a container's own long paths) is passed over. */
-#define LINE_MAX_BYTES (64u << 10)
-
 struct job {
 	int rootfd;
+	int tablefd; /* the mount table rootfd is seen in, for a running container's own tmpfs */
+	bool running;
 	const char *version;
 	struct gp_rootfs_read *out; /* shared with the caller: written before the child exits */
 };
@@ -50,6 +49,7 @@ static void read_rootfs(const struct job *job)
 	gp_log_capture_start(&why);
 	out->status = gp_userspace_scan_rootfs(job->rootfd, job->version, &out->u);
 	out->musl = gp_rootfs_is_musl(job->rootfd);
+	gp_toolkit_read(job->rootfd, job->tablefd, job->running, &out->toolkit);
 	gp_log_capture_stop(&why);
 	snprintf(out->why, sizeof(out->why), "%s", why.text);
 }
@@ -61,39 +61,6 @@ static int reader(void *arg)
 		return 126;
 	read_rootfs(arg);
 	return 0;
-}
-
-/* The id of the mount fd is on, from /proc/self/fdinfo (no filesystem is asked): or -1. */
-static int mount_id(int fd)
-{
-	_cleanup_free_ char *buf = NULL;
-	char path[64];
-	const char *p;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (gp_read_file(path, 4096, &buf, NULL) < 0 || !(p = strstr(buf, "mnt_id:")))
-		return -1;
-	return atoi(p + strlen("mnt_id:"));
-}
-
-/* The filesystem type of mount id in the mount table f, line by line: 0, or -ENOENT. */
-static int fstype_of(FILE *f, int id, char *fstype, size_t size)
-{
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	char type[64];
-	const char *sep;
-
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if ((size_t)n > LINE_MAX_BYTES || atoi(line) != id)
-			continue;
-		if (!(sep = strstr(line, " - ")) || sscanf(sep + 3, "%63s", type) != 1)
-			return -ENOENT;
-		snprintf(fstype, size, "%s", type);
-		return 0;
-	}
-	return -ENOENT;
 }
 
 /* A running container's root, "/proc/PID/root": PID, else 0. */
@@ -153,9 +120,9 @@ static bool is_fuse(const char *fstype)
 static int check_mount(int rootfd, FILE *table, struct gp_rootfs_read *out)
 {
 	char fstype[64];
-	int id = mount_id(rootfd);
+	int id = gp_proc_mount_id(rootfd);
 
-	if (id < 0 || fstype_of(table, id, fstype, sizeof(fstype)) < 0) {
+	if (id < 0 || gp_mountinfo_fstype(table, id, fstype, sizeof(fstype)) < 0) {
 		snprintf(out->why, sizeof(out->why),
 			 "the mount of its root is not in its mount table: the container changed "
 			 "its root");
@@ -206,14 +173,20 @@ static void seal(struct gp_rootfs_read *r)
 		l->real[sizeof(l->real) - 1] = l->file[sizeof(l->file) - 1] = '\0';
 		l->version[sizeof(l->version) - 1] = '\0';
 	}
+	gp_toolkit_seal(&r->toolkit);
 }
 
 /* Reads rootfd in the child; r says what came of it. */
-static void read_in_child(int rootfd, const char *version, int timeout_ms, struct gp_rootfs_read *r)
+static void read_in_child(int rootfd, int tablefd, const char *version, int timeout_ms,
+			  struct gp_rootfs_read *r)
 {
-	struct job job = { rootfd, version, r };
+	struct job job = { rootfd, tablefd, true, version, r };
+	int keep[] = { rootfd, tablefd };
 	struct gp_child_opts o = {
-		.timeout_ms = timeout_ms, .output_max = 4096, .keep_fds = &job.rootfd, .nkeep = 1
+		.timeout_ms = timeout_ms,
+		.output_max = 4096,
+		.keep_fds = keep,
+		.nkeep = tablefd < 0 ? 1 : 2 /* without its table no mount of its own is entered */
 	};
 	struct gp_child c;
 	int e = gp_child_start(&c, &o, reader, &job);
@@ -274,7 +247,7 @@ struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, i
 {
 	struct gp_rootfs_read *r =
 	    mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	_cleanup_close_ int rootfd = -1;
+	_cleanup_close_ int rootfd = -1, tablefd = -1;
 	FILE *table = NULL;
 
 	if (r == MAP_FAILED)
@@ -289,17 +262,18 @@ struct gp_rootfs_read *gp_rootfs_read(const char *rootfs, const char *version, i
 		return r;
 	}
 	r->status = check_mount(rootfd, table, r);
+	tablefd = fcntl(fileno(table), F_DUPFD_CLOEXEC, 3);
 	fclose(table);
 	/*
 	 * A stopped container's directory, where no process of its runs and no mount of its
 	 * own is, is read here (still across no mount); a running one's in the child.
 	 */
 	if (r->status == 0 && !init_of(rootfs)) {
-		struct job job = { rootfd, version, r };
+		struct job job = { rootfd, -1, false, version, r };
 
 		read_rootfs(&job);
 	} else if (r->status == 0) {
-		read_in_child(rootfd, version, timeout_ms, r);
+		read_in_child(rootfd, tablefd, version, timeout_ms, r);
 	}
 	if (r->stuck)
 		note_stuck(record, r->stuck);

@@ -6,11 +6,13 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "check/toolkit.h"
 #include "host/userspace.h"
 
 /*
  * What check reads of a container's rootfs without running anything in it: the driver
- * libraries its loader cache names and whether its C library is musl. A running
+ * libraries its loader cache names, whether its C library is musl, and what NVIDIA's
+ * container toolkit and Docker left there (toolkit.h). A running
  * container's rootfs (/proc/PID/root) holds the mounts its root made; a FUSE server of
  * its own may never answer, and a process that waits on it cannot even be killed. So a
  * rootfs whose own mount is FUSE is not read at all (its init may chroot into one), the
@@ -30,6 +32,7 @@ struct gp_rootfs_read {
 	pid_t stuck; /* the reader left waiting in the kernel at the deadline, else 0 */
 	bool musl;
 	struct gp_userspace u;
+	struct gp_toolkit toolkit; /* read whatever status says of the loader cache */
 };
 
 /*

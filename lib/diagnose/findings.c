@@ -23,6 +23,16 @@
 #define REF_VIDEO "NVIDIA Video Codec SDK: NVDEC and NVENC API, status codes"
 #define REF_VIDEO_MATRIX "NVIDIA Video Encode and Decode GPU Support Matrix"
 #define REF_VULKAN "Vulkan loader, Driver Interface (ICD manifests)"
+#define REF_TOOLKIT_CGROUPS                                                                        \
+	"https://github.com/blakeblackshear/frigate/issues/8652 "                                  \
+	"https://github.com/NVIDIA/libnvidia-container/issues/154"
+#define REF_DOCKER_CDI                                                                             \
+	"Docker Engine docs: Container Device Interface (\"features\": {\"cdi\": true}); Docker "  \
+	"28.2 release notes: CDI enabled by default"
+#define REF_CDI_CACHE                                                                              \
+	"cncf-tags/container-device-interface pkg/cdi/cache.go: devices of one name in specs of "  \
+	"one directory conflict and are dropped; a later directory's spec (/var/run/cdi after "    \
+	"/etc/cdi) wins"
 #define REF_PVE_CLUSTER "Proxmox VE Administration Guide: Cluster File System (pmxcfs)"
 
 const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
@@ -238,6 +248,56 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 							"libraries behind a mount of its own: not "
 							"followed, so not judged",
 							NULL },
+	/* NVIDIA's container toolkit and Docker inside the container, read as files */
+	[GP_FINDING_TOOLKIT_CGROUPS] = { "toolkit-cgroups", GP_SEV_ERROR,
+					 "an unprivileged container whose "
+					 "/etc/nvidia-container-runtime/config.toml leaves "
+					 "[nvidia-container-cli] no-cgroups false (or unsaid): the "
+					 "toolkit's hook fails with "
+					 "bpf_prog_query(BPF_CGROUP_DEVICE) "
+					 "failed: operation not permitted",
+					 REF_TOOLKIT_CGROUPS },
+	[GP_FINDING_DOCKER_CDI_OFF] = { "docker-cdi-off", GP_SEV_WARNING,
+					"the start writes a CDI spec, and the container's Docker "
+					"reads none: older than 25, or before 28.2 without "
+					"\"features\": {\"cdi\": true} in /etc/docker/daemon.json, "
+					"or CDI turned off there",
+					REF_DOCKER_CDI },
+	[GP_FINDING_DOCKER_DEFAULT_RUNTIME_MISSING] = { "docker-default-runtime-missing",
+							GP_SEV_ERROR,
+							"daemon.json's default-runtime is one it "
+							"does not define, or whose program the "
+							"container does not have: dockerd or every "
+							"docker run fails",
+							NULL },
+	[GP_FINDING_DOCKER_RUNTIME_MISSING] = { "docker-runtime-missing", GP_SEV_WARNING,
+						"daemon.json's runtimes.nvidia names a program the "
+						"container does not have: docker run --runtime "
+						"nvidia fails",
+						NULL },
+	[GP_FINDING_CDI_SPEC_CONFLICT] = { "cdi-spec-conflict", GP_SEV_ERROR,
+					   "a spec of NVIDIA's generator in /etc/cdi defines kind "
+					   "nvidia.com/gpu beside the start's: every device name "
+					   "both define is dropped (nvidia.com/gpu=all is "
+					   "unresolvable)",
+					   REF_CDI_CACHE },
+	[GP_FINDING_CDI_SPEC_OVERRIDES] = { "cdi-spec-overrides", GP_SEV_WARNING,
+					    "/var/run/cdi/nvidia.yaml defines kind nvidia.com/gpu: "
+					    "its devices win over the start's of the same names",
+					    REF_CDI_CACHE },
+	[GP_FINDING_CDI_SPEC_STALE] = { "cdi-spec-stale", GP_SEV_ERROR,
+					"a spec of NVIDIA's generator names device nodes or files "
+					"the container does not have: a nested container given its "
+					"devices is not created",
+					REF_CDI_CACHE },
+	[GP_FINDING_TOOLKIT_FILE_UNREAD] = { "toolkit-file-unread", GP_SEV_WARNING,
+					     "a file check reads of the toolkit's or Docker's "
+					     "(config.toml, daemon.json, dpkg's status, a CDI "
+					     "spec) "
+					     "is a symbolic link, not a regular file, over its "
+					     "size "
+					     "limit or does not parse: not read, so not judged",
+					     NULL },
 	/* lines a recipe put into the container's config */
 	[GP_FINDING_RECIPE_NODE_MISSING] = { "recipe-node-missing", GP_SEV_ERROR,
 					     "a bind or devN of an NVIDIA node the host does not "

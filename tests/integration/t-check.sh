@@ -186,3 +186,45 @@ test_check_docs_current() {
 		"$(awk '{print $1}' <<<"$ids" | sort | tr '\n' ' ')" \
 		"$(grep -o '^| `[a-z0-9-]*`' "$GP_TOP/docs/findings.md" | tr -d '|` ' | sort | tr '\n' ' ')"
 }
+
+# What NVIDIA's container toolkit and Docker left in an unprivileged container, planted in its
+# rootfs as an admin's install leaves them: check names each, from the files alone, and once
+# they are set right says none of them.
+test_check_toolkit_route() {
+	local rfs=$P/tkr/rootfs before
+	make_root h200-580-open "$WORK/tkr"
+	add_gsp_firmware "$WORK/tkr"
+	new_container "$P" tkr unprivileged
+	gp --root "$WORK/tkr" attach tkr --gpus all --inject >/dev/null
+	check_json "$WORK/tkr" tkr
+	before=$(all_ids)
+	mkdir -p "$rfs/etc/nvidia-container-runtime" "$rfs/etc/docker" "$rfs/etc/cdi" \
+		"$rfs/var/lib/dpkg"
+	printf '[nvidia-container-cli]\nload-kmods = true\nno-cgroups = false\n' \
+		>"$rfs/etc/nvidia-container-runtime/config.toml"
+	printf '{"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": "%s"}}}\n' \
+		nvidia-container-runtime >"$rfs/etc/docker/daemon.json"
+	printf 'Package: docker.io\nStatus: install ok installed\nVersion: %s\n\n' \
+		26.1.5+dfsg1-9+b9 >>"$rfs/var/lib/dpkg/status"
+	printf '%s\n' 'cdiVersion: 0.5.0' 'kind: nvidia.com/gpu' 'devices:' '- name: all' \
+		'  containerEdits:' '    deviceNodes:' '    - path: /dev/nvidia0' 'containerEdits:' \
+		'  hooks:' '  - hookName: createContainer' '    path: /usr/bin/nvidia-cdi-hook' \
+		>"$rfs/etc/cdi/nvidia.yaml"
+	check_json "$WORK/tkr" tkr
+	check "toolkit findings" \
+		"cdi-spec-conflict cdi-spec-stale docker-cdi-off docker-default-runtime-missing toolkit-cgroups" \
+		"$(jq -r '[.containers[].findings[].id | select(test("^(toolkit|docker|cdi)-"))] |
+			sort | join(" ")' "$WORK/check.json")"
+	check "exit" 1 "$crc"
+	check "no-cgroups at its line" 1 \
+		"$(count_matching 'config.toml:3: no-cgroups = false' "$WORK/check.json")"
+	check "the hook named" 1 \
+		"$(count_matching '1 of its 1 files are not in the container (/usr/bin/nvidia-cdi-hook)' \
+			"$WORK/check.json")"
+	# Set right: no-cgroups on, CDI on, no nvidia runtime, NVIDIA's spec gone.
+	sed -i 's/no-cgroups = false/no-cgroups = true/' "$rfs/etc/nvidia-container-runtime/config.toml"
+	echo '{"features": {"cdi": true}}' >"$rfs/etc/docker/daemon.json"
+	rm "$rfs/etc/cdi/nvidia.yaml"
+	check_json "$WORK/tkr" tkr
+	check "set right: the findings of before" "$before" "$(all_ids)"
+}

@@ -172,3 +172,34 @@ test_hostile_proc_symlink() {
 	check "mounts of the directory" 0 "$(host_mounts_under "$WORK/proc.d")"
 	check "its GPU list" "0000:01:00.0" "$(ls "$WORK/proc.d/driver/nvidia/gpus")"
 }
+
+# A container's /etc/docker/daemon.json that check reads: a link to a host file, a file
+# over the size limit, a FIFO (of a started container too): none is followed, read or waited
+# on, and check says so.
+test_hostile_check_daemon_json() {
+	local d=$P/hdj/rootfs/etc/docker
+	make_root h200-580-open "$WORK/hdj.root"
+	new_container "$P" hdj
+	gp --root "$WORK/hdj.root" attach hdj --gpus 0 >/dev/null
+	mkdir -p "$WORK/victim.d" "$d"
+	echo '{"default-runtime": "nvidia"}' >"$WORK/victim.d/daemon.json"
+	ln -s "$WORK/victim.d/daemon.json" "$d/daemon.json"
+	check_json "$WORK/hdj.root" hdj
+	check "link: said" 1 "$(count_matching 'a symbolic link is on its path: not followed' "$WORK/check.json")"
+	check "link: the host file not read" 0 "$(has_finding docker-default-runtime-missing)"
+	rm "$d/daemon.json"
+	truncate -s 100M "$d/daemon.json"
+	check_json "$WORK/hdj.root" hdj
+	check "huge: said" 1 "$(count_matching 'daemon.json: over its size limit' "$WORK/check.json")"
+	rm "$d/daemon.json"
+	mkfifo "$d/daemon.json"
+	check_json "$WORK/hdj.root" hdj
+	check "FIFO: said" 1 "$(count_matching 'daemon.json: not a regular file' "$WORK/check.json")"
+	# Started: check probes it as well, and its rootfs (a directory) is read as before.
+	start hdj
+	check_json "$WORK/hdj.root" hdj
+	check "FIFO, running: said" 1 "$(count_matching 'daemon.json: not a regular file' "$WORK/check.json")"
+	check "FIFO, running: the reader answered" 0 "$(has_finding container-rootfs-unread)"
+	stop hdj
+	check "victim file" '{"default-runtime": "nvidia"}' "$(cat "$WORK/victim.d/daemon.json")"
+}

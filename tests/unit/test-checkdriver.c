@@ -11,6 +11,7 @@
 
 #include "base/util.h"
 #include "check/check.h"
+#include "check/rootfsread.h"
 #include "config/ini.h"
 #include "ids.h"
 
@@ -52,6 +53,7 @@ static const struct gp_findings *run(const char *caps, const char *mode, bool in
 	struct gp_check_run run;
 	struct gp_ini conf;
 	struct gp_log_capture quiet;
+	struct gp_rootfs_read *read;
 
 	memset(&found, 0, sizeof(found));
 	gp_ini_init(&conf);
@@ -63,7 +65,9 @@ static const struct gp_findings *run(const char *caps, const char *mode, bool in
 	assert_int_equal(gp_check_run_init(&run, test_ctx(root, "/nonexistent", NULL, false),
 					   test_runtime(root, false)),
 			 0);
-	gp_check_driver(&run, "101", &conf, rootfs, &found);
+	read = gp_check_read_rootfs(&run, "101", rootfs);
+	gp_check_driver(&run, "101", &conf, rootfs, read, &found);
+	gp_rootfs_read_free(read);
 	gp_check_run_free(&run);
 	gp_log_capture_stop(&quiet);
 	return &found;
