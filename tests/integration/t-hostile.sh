@@ -181,9 +181,9 @@ test_hostile_check_daemon_json() {
 	make_root h200-580-open "$WORK/hdj.root"
 	new_container "$P" hdj
 	gp --root "$WORK/hdj.root" attach hdj --gpus 0 >/dev/null
-	mkdir -p "$WORK/victim.d" "$d"
-	echo '{"default-runtime": "nvidia"}' >"$WORK/victim.d/daemon.json"
-	ln -s "$WORK/victim.d/daemon.json" "$d/daemon.json"
+	mkdir -p "$WORK/hdj-victim.d" "$d"
+	echo '{"default-runtime": "nvidia"}' >"$WORK/hdj-victim.d/daemon.json"
+	ln -s "$WORK/hdj-victim.d/daemon.json" "$d/daemon.json"
 	check_json "$WORK/hdj.root" hdj
 	check "link: said" 1 "$(count_matching 'a symbolic link is on its path: not followed' "$WORK/check.json")"
 	check "link: the host file not read" 0 "$(has_finding docker-default-runtime-missing)"
@@ -201,5 +201,5 @@ test_hostile_check_daemon_json() {
 	check "FIFO, running: said" 1 "$(count_matching 'daemon.json: not a regular file' "$WORK/check.json")"
 	check "FIFO, running: the reader answered" 0 "$(has_finding container-rootfs-unread)"
 	stop hdj
-	check "victim file" '{"default-runtime": "nvidia"}' "$(cat "$WORK/victim.d/daemon.json")"
+	check "victim file" '{"default-runtime": "nvidia"}' "$(cat "$WORK/hdj-victim.d/daemon.json")"
 }
