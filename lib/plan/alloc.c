@@ -251,7 +251,11 @@ void gp_alloc_node_label(const struct gp_ctx *ctx, char *out, size_t size)
 		snprintf(out, size, "this host");
 }
 
-/* "8 GPUs: 0 NVIDIA B200 GPU-... (held by c1), 1 ... (free), ...", as a refusal says them. */
+/*
+ * "8 GPUs: 0 NVIDIA B200 (held by c1), 1 NVIDIA B200 (free), ...", as a refusal says them:
+ * by index and model, not UUID, so that a refusal on a host of 16 GPUs stays within the
+ * 1024 bytes of an LXC log line (gpu-provision host names the UUIDs).
+ */
 static void describe_gpus(const struct gp_host *host, const struct gp_held *held, struct gp_buf *b)
 {
 	if (host->ngpus == 0) {
@@ -262,7 +266,7 @@ static void describe_gpus(const struct gp_host *host, const struct gp_held *held
 	for (size_t i = 0; i < host->ngpus; i++) {
 		const struct gp_gpu *g = &host->gpus[i];
 
-		gp_buf_printf(b, "%s %d %s %s", i ? "," : "", g->index, g->model, g->uuid);
+		gp_buf_printf(b, "%s %d %s", i ? "," : "", g->index, g->model);
 		if (g->excluded)
 			gp_buf_printf(b, " (excluded by the driver)");
 		else if (held->by[i][0] && held->more[i])

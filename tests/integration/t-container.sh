@@ -173,8 +173,8 @@ forked_holder() { # forked_holder NAME [setsid]
 		"$(grep -o '"status":"[a-z]*"' "$WORK/$name.json")" || bad=1
 	timed "$WORK/$name.check" --root "$WORK/$name.root" check --all --json
 	in_time "check --all" || bad=1
-	check "check --all: the container's probe" '"probe":"ok"' \
-		"$(grep -o '"probe":"[a-z]*"' "$WORK/$name.check")" || bad=1
+	check "check --all: the container's probe" ok "$(probe_of "$WORK/$name.check" "$name")" ||
+		bad=1
 	sleep 0.5
 	echo "    hostile log: $(hlog "$name" | tr '\n' ';')"
 	echo "    holders alive in $name: $(holders_alive "$name"); its processes: $(ct_procs "$name" | tr '\n' ' ')"

@@ -161,10 +161,12 @@ EOC
 # own: lxc.mount.auto without proc, and without sys, whose mounts LXC makes through /proc):
 # the hook does not mask /proc's GPU list through it (said, not a refusal: LXC 5.0.2 then
 # refuses the start itself, as its transient procfs will not follow the link), nothing is
-# mounted on the directory or created in it.
+# mounted on the directory or created in it. The rootfs has the sys/fs/cgroup that
+# cgroup:mixed mounts on: LXC 6.0 refuses the start before any hook without it.
 test_hostile_proc_symlink() {
 	hostile_ct hproc
 	printf '%s\n' "lxc.mount.auto =" "lxc.mount.auto = cgroup:mixed" >>"$P/hproc/config"
+	mkdir -p "$P/hproc/rootfs/sys/fs/cgroup"
 	mkdir -p "$WORK/proc.d/driver/nvidia/gpus/0000:01:00.0"
 	rm -rf "$P/hproc/rootfs/proc"
 	ln -s "$WORK/proc.d" "$P/hproc/rootfs/proc"
