@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # Shared by the GPU host runs (run-h200.sh, run-multi.sh, run-hostile.sh): source from the
 # checkout root. A host without LXC gets it from .gpu-e2e/: Debian 12's lxc packages and
-# the host-setup.sh that installs them, put there beside the build (not kept in git). It
+# the host-setup.sh that installs them, put there beside the build (not kept in git; the
+# kit's fetch-debs.sh with EXTRA_DEBS=libyaml-0-2, which gpu-provision loads and the GPU
+# host lacks; run-nested.sh needs tests/gpu/fetch-nested.sh's packages too). It
 # runs host-setup.sh, makes sure containers find libcuda through
 # the bound ld.so.cache, and gives mkct (a busybox container with the host's /usr), run_in,
 # and the assertions: expect and its kin count each step's outcome; at exit a line
