@@ -7,13 +7,14 @@
 # LXC's way of running hooks costs by itself, whatever they do. gpu-hook's own work is its
 # start over the static no-ops': the same number of hooks, linked the same way. A fifth is
 # the hook twin with the driver's user space injected (compute, utility; test doubles made
-# under the --root): what the injection adds to a start.
+# under the --root): what the injection adds to a start. A sixth is the inject twin with
+# [driver] cdi = no: what writing the CDI spec adds.
 # ROUNDS=N sets the number of starts of each (default 31).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 ROUNDS=${ROUNDS:-31}
-TWINS="hook static noop snoop inject"
+TWINS="hook static noop snoop inject nocdi"
 use_trusted_install || exit 1 # attach writes only a gpu-hook root alone can change
 WORK=$(mktemp -d /tmp/gp-bench.XXXXXX)
 chmod 755 "$WORK"
@@ -42,6 +43,10 @@ for c in $TWINS; do new_container "$P" "$c"; done
 "$GP" --root "$WORK/root" --confdir "$CONF" --lxcpath "$P" attach hook --gpus all --no-inject >/dev/null
 "$GP" --root "$WORK/root" --confdir "$CONF" --lxcpath "$P" attach inject --gpus all --inject \
 	--capabilities compute,utility >/dev/null
+"$GP" --root "$WORK/root" --confdir "$CONF" --lxcpath "$P" attach nocdi --gpus all --inject \
+	--capabilities compute,utility >/dev/null
+sed -i '/^\[driver\]/a cdi = no' "$CONF/nocdi.ini"
+grep -qx 'cdi = no' "$CONF/nocdi.ini" || { echo "bench: nocdi.ini has no [driver] section" >&2; exit 1; }
 # The static twin: the same device rules, and one bind entry per node instead of the hook.
 grep 'devices.allow = c' "$CONF/hook.applied" >>"$P/static/config"
 for n in nvidiactl nvidia0 nvidia-uvm nvidia-uvm-tools; do
@@ -95,6 +100,7 @@ s=$(median <"$WORK/static.us")
 n=$(median <"$WORK/noop.us")
 z=$(median <"$WORK/snoop.us")
 j=$(median <"$WORK/inject.us")
+c=$(median <"$WORK/nocdi.us")
 echo "bench: container start, median of $ROUNDS alternating starts each (4 nodes)"
 echo "  on $(lxc-start --version | head -1 | sed 's/^/LXC /'), cgroups $(cgroup_layout), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 nq=$(quartiles <"$WORK/noop.us")
@@ -104,8 +110,10 @@ hq=$(quartiles <"$WORK/hook.us")
 jq=$(quartiles <"$WORK/inject.us")
 pn=$(paired hook noop)
 pz=$(paired hook snoop)
+pc=$(paired inject nocdi)
 awk -v s="$s" -v h="$h" -v n="$n" -v z="$z" -v j="$j" -v sq="$sq" -v hq="$hq" -v nq="$nq" \
-	-v zq="$zq" -v jq="$jq" -v files="$files" -v k="$hooks" -v pn="$pn" -v pz="$pz" 'BEGIN {
+	-v zq="$zq" -v jq="$jq" -v files="$files" -v k="$hooks" -v pn="$pn" -v pz="$pz" \
+	-v c="$c" -v pc="$pc" 'BEGIN {
 	printf "  static lxc.mount.entry:       %6.1f ms (quartiles %s)\n", s / 1000, sq
 	printf "  + %d no-op hooks (/bin/true): %6.1f ms (quartiles %s)\n", k, n / 1000, nq
 	printf "  + %d no-op hooks (static):    %6.1f ms (quartiles %s)\n", k, z / 1000, zq
@@ -116,4 +124,5 @@ awk -v s="$s" -v h="$h" -v n="$n" -v z="$z" -v j="$j" -v sq="$sq" -v hq="$hq" -v
 	printf "  paired, median of rounds:     %6.3f /bin/true, %.3f static (goal: static under 1.03)\n", pn, pz
 	printf "  gpu-hook + injection:         %6.1f ms (quartiles %s), %d files injected\n", j / 1000, jq, files
 	printf "  injection adds:               %6.1f ms (goal: under 5 ms), ratio %.3f\n", (j - h) / 1000, j / h
+	printf "  the CDI spec adds:            %6.2f ms (goal: under 1 ms), paired ratio %.3f\n", (j - c) / 1000, pc
 }'
