@@ -253,8 +253,8 @@ void gp_alloc_node_label(const struct gp_ctx *ctx, char *out, size_t size)
 
 /*
  * "8 GPUs: 0 NVIDIA B200 (held by c1), 1 NVIDIA B200 (free), ...", as a refusal says them:
- * by index and model, not UUID, so that a refusal on a host of 16 GPUs stays within the
- * 1024 bytes of an LXC log line (gpu-provision host names the UUIDs).
+ * by index and model, not UUID, so that an 8-GPU node's refusal stays within the 1024 bytes
+ * of an LXC log line (gpu-provision host names the UUIDs).
  */
 static void describe_gpus(const struct gp_host *host, const struct gp_held *held, struct gp_buf *b)
 {

@@ -40,9 +40,12 @@ image() {
 # image imported.
 podct() {
 	local n=$1 r=$P/$1/rootfs d t
-	mkdir -p "$r"
+	mkct "$n" # its config, less the host's /usr; Podman's locks and state on tmpfs
+	sed -i '/^lxc.mount.entry = /d' "$P/$n/config"
+	printf '%s\n' 'lxc.mount.entry = tmpfs dev/shm tmpfs rw,nosuid,nodev,create=dir 0 0' \
+		'lxc.mount.entry = tmpfs run tmpfs rw,nosuid,nodev,mode=0755 0 0' >>"$P/$n/config"
 	for d in "$debs"/*.deb; do dpkg-deb -x "$d" "$r"; done
-	mkdir -p "$r/dev" "$r/proc" "$r/sys" "$r/tmp" "$r/run" "$r/root" "$r/var/tmp" "$r/etc/containers"
+	mkdir -p "$r/root" "$r/var/tmp" "$r/etc/containers"
 	for t in $("$r/bin/busybox" --list); do
 		[ -e "$r/bin/$t" ] || [ -e "$r/usr/bin/$t" ] || ln -s busybox "$r/bin/$t"
 	done
@@ -54,17 +57,6 @@ podct() {
 	printf '%s\n' '[containers]' 'cgroups = "disabled"' '[engine]' 'events_logger = "file"' \
 		>"$r/etc/containers/containers.conf"
 	image "$r"
-	cat >"$P/$n/config" <<EOC
-lxc.uts.name = $n
-lxc.rootfs.path = dir:$r
-lxc.net.0.type = empty
-lxc.include = /usr/share/lxc/config/common.conf
-lxc.apparmor.profile = unconfined
-lxc.autodev = 1
-lxc.mount.entry = tmpfs dev/shm tmpfs rw,nosuid,nodev,create=dir 0 0
-lxc.mount.entry = tmpfs run tmpfs rw,nosuid,nodev,mode=0755 0 0
-lxc.init.cmd = /bin/sleep 100000
-EOC
 	if [ "$2" = unprivileged ]; then
 		printf '%s\n' "lxc.idmap = u 0 100000 65536" "lxc.idmap = g 0 100000 65536" >>"$P/$n/config"
 		chown -R 100000:100000 "$r"
