@@ -146,74 +146,84 @@ static int read_gz(const char *path, char **out)
 }
 
 /*
- * Decompressing /proc/config.gz takes longer than the rest of a start's host reading,
- * and the answer only changes with the kernel: keep it in <root>/run/gpu-provision
- * (a tmpfs, gone at reboot) keyed by the kernel release.
+ * Reading the kernel's build options takes longer than the rest of a start's host reading
+ * (/boot/config-<release> is some 270 KB, /proc/config.gz must be decompressed), and the
+ * answer only changes with the kernel: keep it in <root>/run/gpu-provision (a tmpfs, gone
+ * at reboot) keyed by the kernel release, with where it was read.
  */
 #define KCONFIG_CACHE "kconfig"
 
 static bool read_kconfig_cache(const char *root, struct gp_host *h)
 {
 	_cleanup_free_ char *path = gp_run_path(root, KCONFIG_CACHE), *buf = NULL;
-	char release[128];
-	int dp, hm, zd;
+	char release[128], source[128] = "/proc/config.gz";
+	int dp, hm, zd, n;
 
-	if (!path || gp_read_file(path, 512, &buf, NULL) < 0 ||
-	    sscanf(buf, "%127s %d %d %d", release, &dp, &hm, &zd) != 4 ||
-	    strcmp(release, h->kernel_release) != 0 || dp < -1 || dp > 1 || hm < -1 || hm > 1 ||
-	    zd < -1 || zd > 1)
+	if (!path || gp_read_file(path, 512, &buf, NULL) < 0)
+		return false;
+	n = sscanf(buf, "%127s %d %d %d %127s", release, &dp, &hm, &zd, source);
+	if (n < 4 || strcmp(release, h->kernel_release) != 0 || dp < -1 || dp > 1 || hm < -1 ||
+	    hm > 1 || zd < -1 || zd > 1 || source[0] != '/')
 		return false;
 	h->kconfig.device_private = dp;
 	h->kconfig.hmm_mirror = hm;
 	h->kconfig.zone_device = zd;
+	snprintf(h->kconfig_source, sizeof(h->kconfig_source), "%s", source);
+	h->kconfig.source = h->kconfig_source;
 	return true;
 }
 
 static void write_kconfig_cache(const char *root, const struct gp_host *h)
 {
 	_cleanup_free_ char *path = gp_run_path(root, KCONFIG_CACHE), *dir = gp_run_path(root, "");
-	char line[192];
+	char line[400];
 	int n;
 
 	/* Only where gpu-provision keeps runtime state already: never into a source tree. */
 	if (!path || !dir || geteuid() != 0 || access(dir, W_OK) != 0)
 		return;
-	n = snprintf(line, sizeof(line), "%s %d %d %d\n", h->kernel_release,
-		     h->kconfig.device_private, h->kconfig.hmm_mirror, h->kconfig.zone_device);
-	gp_write_file_atomic(path, line, (size_t)n, 0644, 0);
+	n = snprintf(line, sizeof(line), "%s %d %d %d %s\n", h->kernel_release,
+		     h->kconfig.device_private, h->kconfig.hmm_mirror, h->kconfig.zone_device,
+		     h->kconfig_source);
+	if (n > 0 && (size_t)n < sizeof(line))
+		gp_write_file_atomic(path, line, (size_t)n, 0644, 0);
 }
 
-static void read_config_gz(const char *root, struct gp_host *h)
+/* The options in the file rel under root, said to come from rel: 0 or -errno. */
+static int read_kconfig_file(const char *root, const char *rel, struct gp_host *h)
 {
-	_cleanup_free_ char *gz = gp_path(root, "/proc/config.gz"), *buf = NULL;
+	_cleanup_free_ char *gz = NULL, *buf = NULL;
+	int r;
 
-	snprintf(h->kconfig_source, sizeof(h->kconfig_source), "/proc/config.gz");
-	if (h->kernel_release[0] && read_kconfig_cache(root, h)) {
-		h->kconfig.source = h->kconfig_source;
-		return;
-	}
-	if (!gz || read_gz(gz, &buf) < 0)
-		return;
+	if (strcmp(rel, "/proc/config.gz") == 0)
+		r = (gz = gp_path(root, rel)) ? read_gz(gz, &buf) : -ENOMEM;
+	else
+		r = gp_read_file_at(root, rel, KCONFIG_MAX, &buf, NULL);
+	if (r < 0)
+		return r;
+	snprintf(h->kconfig_source, sizeof(h->kconfig_source), "%s", rel);
 	gp_parse_kconfig(buf, &h->kconfig);
 	h->kconfig.source = h->kconfig_source;
-	if (h->kernel_release[0])
-		write_kconfig_cache(root, h);
+	return 0;
 }
 
-/* Kernel build options from /boot/config-<release>, else /proc/config.gz. */
+/* Kernel build options: the cache, else /boot/config-<release>, else /proc/config.gz. */
 void gp_host_read_kconfig(const char *root, struct gp_host *h)
 {
-	_cleanup_free_ char *rel = NULL, *buf = NULL;
+	_cleanup_free_ char *rel = NULL;
 
 	h->kconfig = (struct gp_kconfig){ GP_UNKNOWN, GP_UNKNOWN, GP_UNKNOWN, NULL };
-	if (h->kernel_release[0] && asprintf(&rel, "/boot/config-%s", h->kernel_release) >= 0 &&
-	    gp_read_file_at(root, rel, KCONFIG_MAX, &buf, NULL) == 0) {
-		snprintf(h->kconfig_source, sizeof(h->kconfig_source), "%s", rel);
-		gp_parse_kconfig(buf, &h->kconfig);
-		h->kconfig.source = h->kconfig_source;
+	if (!h->kernel_release[0]) {
+		read_kconfig_file(root, "/proc/config.gz", h);
 		return;
 	}
-	read_config_gz(root, h);
+	if (read_kconfig_cache(root, h))
+		return;
+	if (asprintf(&rel, "/boot/config-%s", h->kernel_release) < 0)
+		return;
+	if (read_kconfig_file(root, rel, h) == 0 ||
+	    read_kconfig_file(root, "/proc/config.gz", h) == 0)
+		write_kconfig_cache(root, h);
 }
 
 static void read_kernel(const char *root, unsigned int parts, struct gp_host *h)

@@ -168,14 +168,14 @@ static void hold_plan(const struct scan *sc, const struct gp_plan *plan, const c
 static void read_one(const struct scan *sc, const char *file)
 {
 	_cleanup_free_ char *path = NULL;
-	_cleanup_free_ struct gp_plan *plan = malloc(sizeof(*plan));
+	_cleanup_free_ struct gp_plan *plan = NULL;
 	char name[sizeof(sc->held->by[0])];
 	struct stat st;
 	int r;
 
-	if (!plan || !plan_owner_name(file, name, sizeof(name)) || strcmp(name, sc->self) == 0 ||
+	if (!plan_owner_name(file, name, sizeof(name)) || strcmp(name, sc->self) == 0 ||
 	    asprintf(&path, "%s/%s", sc->dir, file) < 0 || lstat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
+	    !S_ISREG(st.st_mode) || !(plan = malloc(sizeof(*plan))))
 		return;
 	r = gp_plan_read(path, plan);
 	if (r < 0 && r != -GP_EBADCONF)

@@ -19,31 +19,46 @@
 
 struct done {
 	int dirfd;
+	bool own_dirfd; /* else it is /dev's, which gp_mount_plan closes */
 	char base[64];
 	bool created;
 	bool mounted;
 };
 
-static int open_source(const char *root, const struct gp_devnode *n)
+/*
+ * The host's node n as a detached bind of it (open_tree), from the host's /dev: the object
+ * checked is the one that will be mounted.
+ */
+static int clone_source(int hostdev, const char *root, const struct gp_devnode *n)
 {
-	_cleanup_free_ char *rel = NULL, *path = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int tree = -1;
 	struct stat st;
 
-	if (asprintf(&rel, "/dev/%s", n->name) < 0 || !(path = gp_path(root, rel)))
-		return -ENOMEM;
-	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return gp_error_errno(-errno, "Failed to open host node \"%s\"", path);
-	if (fstat(fd, &st) < 0)
+	tree = (int)syscall(SYS_open_tree, hostdev, n->name,
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+	if (tree < 0)
+		return gp_error_errno(-errno, "Failed to open host node \"%s/dev/%s\"",
+				      root ? root : "", n->name);
+	if (fstat(tree, &st) < 0)
 		return -errno;
 	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(n->major, n->minor)) {
-		gp_error("host node \"%s\" is not c %u:%u as planned; refusing to bind it (restart "
-			 "the container so that pre-start makes it again)",
-			 path, n->major, n->minor);
+		gp_error("host node \"%s/dev/%s\" is not c %u:%u as planned; refusing to bind it "
+			 "(restart the container so that pre-start makes it again)",
+			 root ? root : "", n->name, n->major, n->minor);
 		return -ESTALE;
 	}
-	return steal_fd(fd);
+	return steal_fd(tree);
+}
+
+static int open_host_dev(const char *root)
+{
+	_cleanup_free_ char *path = gp_path(root, "/dev");
+	int fd;
+
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? gp_error_errno(-errno, "Failed to open \"%s\"", path) : fd;
 }
 
 /* Opens <rootfs>/dev by fd; it may be the autodev tmpfs, so one mount crossing is allowed. */
@@ -63,16 +78,20 @@ static int open_dev(const char *rootfs)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The directory a node goes in: /dev itself or /dev/nvidia-caps, made if missing. */
-static int open_parent(int devfd, const char *name, const char **base)
+/*
+ * The directory a node goes in: /dev itself (devfd, not a new descriptor: *own is false) or
+ * /dev/nvidia-caps, made if missing.
+ */
+static int open_parent(int devfd, const char *name, const char **base, bool *own)
 {
 	const char *slash = strchr(name, '/');
 	char dir[32];
 	int fd;
 
+	*own = !!slash;
 	if (!slash) {
 		*base = name;
-		return fcntl(devfd, F_DUPFD_CLOEXEC, 3);
+		return devfd;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - name), name);
 	*base = slash + 1;
@@ -117,21 +136,26 @@ refuse:
 	return -errno;
 }
 
-int gp_mount_bind_fd(int srcfd, int tgtfd, uint64_t attrs)
+/* Attaches the detached mount tree onto tgtfd with attrs set first. 0 or -errno. */
+static int attach_tree(int tree, int tgtfd, uint64_t attrs)
 {
 	struct mount_attr attr = { .attr_set = attrs };
-	_cleanup_close_ int tree = -1;
 
-	tree = (int)syscall(SYS_open_tree, srcfd, "",
-			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-	if (tree < 0)
-		return -errno;
 	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
 		return -errno;
 	if (syscall(SYS_move_mount, tree, "", tgtfd, "",
 		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return -errno;
 	return 0;
+}
+
+int gp_mount_bind_fd(int srcfd, int tgtfd, uint64_t attrs)
+{
+	_cleanup_close_ int tree = -1;
+
+	tree = (int)syscall(SYS_open_tree, srcfd, "",
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	return tree < 0 ? -errno : attach_tree(tree, tgtfd, attrs);
 }
 
 int gp_mount_undo_at(int dirfd, const char *name)
@@ -146,32 +170,40 @@ int gp_mount_undo_at(int dirfd, const char *name)
 	return 0;
 }
 
+static void release(struct done *d)
+{
+	if (d->own_dirfd)
+		gp_closep(&d->dirfd);
+	d->dirfd = -1;
+}
+
 static void undo(struct done *d)
 {
 	if (d->mounted && gp_mount_undo_at(d->dirfd, d->base) < 0)
 		gp_warn("Failed to undo the bind of /dev/%s: %s", d->base, gp_strerror(errno));
 	if (d->created)
 		unlinkat(d->dirfd, d->base, 0);
-	gp_closep(&d->dirfd);
+	release(d);
 }
 
-static int bind_node(int devfd, const char *root, const struct gp_devnode *n, struct done *d)
+static int bind_node(int devfd, int hostdev, const char *root, const struct gp_devnode *n,
+		     struct done *d)
 {
-	_cleanup_close_ int srcfd = -1, tgtfd = -1;
+	_cleanup_close_ int tree = -1, tgtfd = -1;
 	const char *base;
 	int r;
 
-	srcfd = open_source(root, n);
-	if (srcfd < 0)
-		return srcfd;
-	d->dirfd = open_parent(devfd, n->name, &base);
+	tree = clone_source(hostdev, root, n);
+	if (tree < 0)
+		return tree;
+	d->dirfd = open_parent(devfd, n->name, &base, &d->own_dirfd);
 	if (d->dirfd < 0)
 		return d->dirfd;
 	snprintf(d->base, sizeof(d->base), "%s", base);
 	tgtfd = open_target(d->dirfd, base, n->name, &d->created);
 	if (tgtfd < 0)
 		return tgtfd;
-	r = gp_mount_bind_fd(srcfd, tgtfd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	r = attach_tree(tree, tgtfd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	if (r < 0)
 		return gp_error_errno(r, "Failed to bind /dev/%s into the container", n->name);
 	d->mounted = true;
@@ -244,16 +276,19 @@ int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *pl
 		  int (*then)(void *arg), void *arg)
 {
 	struct done done[GP_PLAN_MAX_NODES];
-	_cleanup_close_ int devfd = open_dev(rootfs);
+	_cleanup_close_ int devfd = open_dev(rootfs), hostdev = -1;
 	struct char_links links = { .dirfd = -1 };
 	size_t i;
 	int r = 0;
 
 	if (devfd < 0)
 		return devfd;
+	hostdev = open_host_dev(root);
+	if (hostdev < 0)
+		return hostdev;
 	for (i = 0; i < plan->n && r == 0; i++) {
 		done[i] = (struct done){ .dirfd = -1 };
-		r = bind_node(devfd, root, &plan->nodes[i], &done[i]);
+		r = bind_node(devfd, hostdev, root, &plan->nodes[i], &done[i]);
 	}
 	if (r == 0)
 		link_char(devfd, plan, &links);
@@ -264,7 +299,7 @@ int gp_mount_plan(const char *rootfs, const char *root, const struct gp_plan *pl
 	for (size_t j = i; j-- > 0;) {
 		if (r < 0)
 			undo(&done[j]);
-		gp_closep(&done[j].dirfd);
+		release(&done[j]);
 	}
 	return r;
 }

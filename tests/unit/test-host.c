@@ -93,6 +93,43 @@ static void seed_case_hmm_active(void **state)
 	gp_host_free(&h);
 }
 
+/*
+ * /boot/config-<release> is read once per kernel: the answer is kept in run/gpu-provision
+ * with the file it came from, and read from there first (a start reads no 270 KB file).
+ */
+static void kconfig_cached_with_its_source(void **state)
+{
+	char root[] = "/tmp/gp-test-kconfig.XXXXXX", line[256] = "";
+	struct gp_host h;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	sh("cp -a %s/b200x8-590-open-hmm/. %s/ && mkdir -p %s/run/gpu-provision", FIXTURES, root,
+	   root);
+	assert_int_equal(gp_host_read(root, GP_HOST_ALL, &h), 0);
+	assert_int_equal(h.kconfig.device_private, GP_YES);
+	assert_string_equal(h.kconfig.source, "/boot/config-6.8.12-9-pve");
+	gp_host_free(&h);
+	f = fopen(strcat(strcpy(line, root), "/run/gpu-provision/kconfig"), "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_string_equal(line, "6.8.12-9-pve 1 1 1 /boot/config-6.8.12-9-pve\n");
+	/* Read from the cache: the file is not opened again. */
+	sh("rm %s/boot/config-6.8.12-9-pve", root);
+	assert_int_equal(gp_host_read(root, GP_HOST_ALL, &h), 0);
+	assert_int_equal(h.kconfig.device_private, GP_YES);
+	assert_string_equal(h.kconfig.source, "/boot/config-6.8.12-9-pve");
+	gp_host_free(&h);
+	/* Another kernel's answer is not this one's. */
+	sh("sed -i 's/^6.8.12-9-pve /6.8.12-8-pve /' %s/run/gpu-provision/kconfig", root);
+	assert_int_equal(gp_host_read(root, GP_HOST_ALL, &h), 0);
+	assert_int_equal(h.kconfig.device_private, GP_UNKNOWN);
+	gp_host_free(&h);
+	sh("rm -rf %s", root);
+}
+
 static void uvm_unloaded(void **state)
 {
 	struct gp_host h;
@@ -122,6 +159,7 @@ int main(void)
 		cmocka_unit_test(h200_capture),
 		cmocka_unit_test(quad_index_follows_pci_not_minor),
 		cmocka_unit_test(seed_case_hmm_active),
+		cmocka_unit_test(kconfig_cached_with_its_source),
 		cmocka_unit_test(uvm_unloaded),
 		cmocka_unit_test(no_driver),
 	};
