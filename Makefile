@@ -188,6 +188,9 @@ $(BUILD)/tests/faults/%.so: tests/faults/%.c
 
 tests-helpers: $(EDIT_HELPERS)
 
+# make bench: the hook's moments timed directly, beside a static no-op.
+tests-helpers: $(BUILD)/tests/helpers/spawn-pair
+
 # A FUSE server whose mount never answers a lookup: a container's own stalled mount
 # (t-stall.sh, test-rootfsread).
 STALLFS := $(BUILD)/tests/helpers/stallfs
