@@ -171,3 +171,46 @@ test_quorum_lost_and_back() {
 	gpn 1 check --json >"$WORK/q.check.json" || true
 	check "check: quorate again" 0 "$(jq '[.cluster.findings[] | select(.id == "cluster-not-quorate")] | length' "$WORK/q.check.json")"
 }
+
+# ours_in FILE: the lines of FILE that are gpu-provision's (its hook, its rules, its mounts).
+ours_in() {
+	grep -E '^lxc\.(hook\..*gpu-hook|cgroup2?\.devices\.allow: c (195|238|511|234|508|509|510):|mount\.entry: /dev/nvidia)' "$1" | sort || true
+}
+
+# Two nodes at once on one container: pve1 attaches 9701 (GPU 0) while the container moves
+# to pve2 (pct migrate's rename) and pve2 attaches it (any:1) in the same moment; each node
+# takes only its own config lock. The rename comes 0 to 30 ms into pve1's attach (which takes
+# some 50), a round each: before it reads the config, while it writes, after. Every round
+# ends with one config, in pve2's lxc/, whose lines of ours are one attach's whole set and
+# what .applied records; pve2's attach succeeds; pve1's, where it fails, says why, naming
+# the file.
+test_two_nodes_at_once() {
+	local round c1 c2 conf where
+	publish_all
+	for round in 0 0.003 0.006 0.009 0.012 0.015 0.018 0.021 0.024 0.03; do
+		node 3 sh -c 'rm -f /etc/pve/gpu-provision/9701.* /etc/pve/nodes/*/lxc/9701.conf*'
+		ct_config 1 9701
+		wait_on 2 test -e /etc/pve/nodes/pve1/lxc/9701.conf
+		c1=0 c2=0
+		gpn 1 attach 9701 --gpus 0 --inject >"$WORK/two.1" 2>&1 &
+		sleep "$round"
+		node 2 mv /etc/pve/nodes/pve1/lxc/9701.conf /etc/pve/nodes/pve2/lxc/9701.conf
+		gpn 2 attach 9701 --gpus any:1 --inject >"$WORK/two.2" 2>&1 || c2=$?
+		wait $! || c1=$?
+		echo "    rename after ${round}s: pve1 exit $c1, pve2 exit $c2: $(head -1 "$WORK/two.1")"
+		sleep 1.5 # both writers' last writes reach node 3
+		where=$(node 3 sh -c 'ls /etc/pve/nodes/*/lxc/9701.conf' | tr '\n' ' ')
+		check "round $round: one config (pve1: exit $c1, pve2: exit $c2)" "/etc/pve/nodes/pve2/lxc/9701.conf " "$where" ||
+			{ cat "$WORK/two.1" "$WORK/two.2"; return 1; }
+		conf=$WORK/two.conf
+		node 3 cat /etc/pve/nodes/pve2/lxc/9701.conf >"$conf"
+		node 3 cat /etc/pve/gpu-provision/9701.applied >"$WORK/two.applied" 2>/dev/null || : >"$WORK/two.applied"
+		check "round $round: the config's lines of ours are .applied's" "$(sort "$WORK/two.applied" | grep -v '^#' || true)" "$(ours_in "$conf")" ||
+			{ cat "$WORK/two.1" "$WORK/two.2"; return 1; }
+		check "round $round: one hook set" 3 "$(grep -c 'gpu-hook' "$conf" || true)"
+		check "round $round: pve2's attach" 0 "$c2"
+		if [ "$c1" -ne 0 ]; then
+			grep -q "\"$WORK/n1/etc/pve/lxc/9701.conf\"" "$WORK/two.1" || { echo "    pve1 failed, saying:"; cat "$WORK/two.1"; return 1; }
+		fi
+	done
+}
