@@ -132,7 +132,7 @@ snapshot() {
 # naming the file and "no quorum", and leave every file as it was, with no temporary one;
 # check says the cluster is not quorate. Once the two are back, the same commands succeed.
 test_quorum_lost_and_back() {
-	local before rc
+	local before rc i
 	publish_all
 	ct_config 1 9501
 	ct_config 1 9502
@@ -160,7 +160,9 @@ test_quorum_lost_and_back() {
 	check "9501 still read" "pve1 any:1" "$(jq -r '.cluster.containers[] | select(.name == "9501") | "\(.node) \(.gpus)"' "$WORK/q.check.json")"
 	corosync_start 2
 	corosync_start 3
-	wait_on 1 grep -q '"quorate": 1' /etc/pve/.members
+	for i in $NODES; do
+		wait_on "$i" grep -q '"quorate": 1' /etc/pve/.members
+	done
 	gpn 1 attach 9502 --gpus 0 --inject >/dev/null
 	node 1 grep -q 'gpu-hook' /etc/pve/lxc/9502.conf
 	gpn 1 detach 9501 >/dev/null
