@@ -48,7 +48,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools tests-helpers check-slow check-nested check-cluster fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers check-slow check-nested check-cluster bench-cluster fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 all: man
@@ -392,6 +392,14 @@ check-cluster: deps
 	fi
 	$(MAKE) all tests-helpers $(BUILD)/pmxcfs/pmxcfs
 	@tests/cluster/run.sh "$(PVE_CLUSTER_KIT)" "$(BUILD)/pmxcfs/pmxcfs"
+
+# The cluster's figures (tests/bench/cluster.sh): check --all and list --cluster read
+# through pmxcfs beside a plain tree; with the same kit.
+bench-cluster: deps
+	@[ -x "$(PVE_CLUSTER_KIT)/build-pmxcfs.sh" ] && [ -x "$(PVE_CLUSTER_KIT)/cluster.sh" ] || \
+		{ echo "bench-cluster: no cluster kit in PVE_CLUSTER_KIT=$(PVE_CLUSTER_KIT) (see check-cluster)" >&2; exit 1; }
+	$(MAKE) all tests-helpers $(BUILD)/pmxcfs/pmxcfs
+	@tests/bench/cluster.sh "$(PVE_CLUSTER_KIT)" "$(BUILD)/pmxcfs/pmxcfs"
 
 $(BUILD)/pmxcfs/pmxcfs: $(wildcard $(PVE_CLUSTER_KIT)/build-pmxcfs.sh $(PVE_CLUSTER_KIT)/*.tar.gz)
 	@echo "  PMXCFS  $@"
