@@ -91,6 +91,18 @@ corosync_start() {
 	touch "$CL/n$1/corosync.restarted"
 }
 
+# cluster_heal: every node's corosync running and every node quorate again, after a test
+# that stopped some and may have failed before it started them.
+cluster_heal() {
+	local i
+	for i in $NODES; do
+		kill -0 "$(cat "$CL/n$i/corosync.pid")" 2>/dev/null || corosync_start "$i"
+	done
+	for i in $NODES; do
+		wait_on "$i" grep -q '"quorate": 1' /etc/pve/.members || return 1
+	done
+}
+
 # Each node's root: its fixture host, its confdir, /etc/pve its pmxcfs mount (bound inside
 # its mount namespace only, gone with it), nodes/<node>/lxc as a Proxmox VE node has.
 setup_nodes() {

@@ -25,6 +25,7 @@ run_test() {
 		"$name"
 	) >"$WORK/$name.out" 2>&1
 	rc=$?
+	cluster_heal >>"$WORK/$name.out" 2>&1 || { echo "check-cluster: the cluster did not come back after $name" >&2; exit 1; }
 	if [ $rc -eq 0 ]; then
 		echo "ok - $name"
 		passed=$((passed + 1))
@@ -44,8 +45,8 @@ all_tests=" $(declare -F | awk '$3 ~ /^test_/ {print $3}' | tr '\n' ' ')"
 for t in ${ONLY:-}; do
 	[[ $all_tests == *" $t "* ]] || { echo "check-cluster: no test is named $t" >&2; exit 2; }
 done
-# In the files' order, not declare's: each test makes what it needs, and one that takes
-# quorum away gives it back before the next.
+# In the files' order, not declare's: each test makes what it needs, and the cluster is
+# whole again after each (cluster_heal).
 for t in $(grep -ho '^test_[a-z_0-9]*()' "$(dirname "$0")"/t-*.sh | tr -d '()'); do
 	[ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $t "* ]] && continue
 	run_test "$t"
