@@ -62,11 +62,13 @@ const char *gp_pve_write_refused(const char *path, int r)
 	char root[4096];
 	const char *at, *next;
 
-	if (r != -EACCES && r != -EROFS)
-		return "";
 	at = strstr(path, "/etc/pve/");
-	if (!at)
+	if (!at || (r != -EACCES && r != -EROFS && r != -EEXIST))
 		return "";
+	/* pmxcfs keeps one config of a VMID in the cluster: a rename onto another is EEXIST. */
+	if (r == -EEXIST)
+		return "the cluster filesystem holds this container's config on another node now "
+		       "(pct migrate moved it?): run it again on that node";
 	/* The last one: a --root may itself lie under a path with etc/pve in it. */
 	while ((next = strstr(at + 1, "/etc/pve/")))
 		at = next;

@@ -17,10 +17,11 @@
 int gp_pve_quorate(const char *root);
 
 /*
- * What a write of path that failed with r (-errno) means, for its error message: the
- * words "no quorum: ..." when r is EACCES or EROFS, path is under an etc/pve and that
- * etc/pve's .members does not say it is quorate (pmxcfs without quorum refuses every
- * write so); else "". A static string.
+ * What a write of path under an etc/pve that failed with r (-errno) means, for its error
+ * message: "no quorum: ..." when r is EACCES or EROFS and that etc/pve's .members does not
+ * say it is quorate (pmxcfs without quorum refuses every write so); that another node holds
+ * the container's config when r is EEXIST (pmxcfs refuses a second config of one VMID);
+ * else "". A static string.
  */
 const char *gp_pve_write_refused(const char *path, int r);
 

@@ -585,6 +585,9 @@ static void quorum(void **state)
 	assert_non_null(strstr(gp_pve_write_refused(path, -EROFS), "no quorum"));
 	assert_string_equal(gp_pve_write_refused(path, -ENOSPC), "");
 	assert_string_equal(gp_pve_write_refused("/var/lib/x", -EACCES), "");
+	assert_non_null(strstr(gp_pve_write_refused("/etc/pve/lxc/101.conf", -EEXIST),
+			       "config on another node"));
+	assert_string_equal(gp_pve_write_refused("/var/lib/lxc/101/config", -EEXIST), "");
 	/* Quorate: a refused write is something else, and check has nothing to say of it. */
 	put_file("/etc/pve/.members", MEMBERS("1"), 0440);
 	assert_int_equal(gp_pve_quorate(root), 1);
