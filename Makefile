@@ -48,7 +48,7 @@ UNIT_CFLAGS = -Itests/unit
 
 BINS := $(BUILD)/gpu-provision $(BUILD)/gpu-hook $(BUILD)/gpu-probe
 
-.PHONY: all gpu-tools tests-helpers check-slow check-nested fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
+.PHONY: all gpu-tools tests-helpers check-slow check-nested check-cluster bench-cluster fuzz docs valgrind install uninstall clean deps check unit integration demo bench format format-check asan
 
 all: $(BINS)
 all: man
@@ -380,6 +380,33 @@ check-slow: deps
 check-nested: deps
 	$(MAKE) all tests-helpers
 	@tests/slow/nested.sh
+
+# Slower: the cluster suite (tests/cluster/) on Proxmox VE's real cluster filesystem, three
+# nodes of pmxcfs and corosync in namespaces of their own. The kit builds pmxcfs from
+# Proxmox's source (build-pmxcfs.sh OUTDIR, kept in $(BUILD)/pmxcfs) and runs the nodes
+# (cluster.sh); without it the target fails, saying so.
+PVE_CLUSTER_KIT ?= ../shared/pve-cluster
+check-cluster: deps
+	@if [ ! -x "$(PVE_CLUSTER_KIT)/build-pmxcfs.sh" ] || [ ! -x "$(PVE_CLUSTER_KIT)/cluster.sh" ]; then \
+		echo "check-cluster: no cluster kit in PVE_CLUSTER_KIT=$(PVE_CLUSTER_KIT): it needs" \
+		     "build-pmxcfs.sh OUTDIR (builds Proxmox VE's pmxcfs) and cluster.sh" \
+		     "start|run|stop-corosync|stop (runs its nodes); see HACKING.md" >&2; \
+		exit 1; \
+	fi
+	$(MAKE) all tests-helpers $(BUILD)/pmxcfs/pmxcfs
+	@tests/cluster/run.sh "$(PVE_CLUSTER_KIT)" "$(BUILD)/pmxcfs/pmxcfs"
+
+# The cluster's figures (tests/bench/cluster.sh): check --all and list --cluster read
+# through pmxcfs beside a plain tree; with the same kit.
+bench-cluster: deps
+	@[ -x "$(PVE_CLUSTER_KIT)/build-pmxcfs.sh" ] && [ -x "$(PVE_CLUSTER_KIT)/cluster.sh" ] || \
+		{ echo "bench-cluster: no cluster kit in PVE_CLUSTER_KIT=$(PVE_CLUSTER_KIT) (see check-cluster)" >&2; exit 1; }
+	$(MAKE) all tests-helpers $(BUILD)/pmxcfs/pmxcfs
+	@tests/bench/cluster.sh "$(PVE_CLUSTER_KIT)" "$(BUILD)/pmxcfs/pmxcfs"
+
+$(BUILD)/pmxcfs/pmxcfs: $(wildcard $(PVE_CLUSTER_KIT)/build-pmxcfs.sh $(PVE_CLUSTER_KIT)/*.tar.gz)
+	@echo "  PMXCFS  $@"
+	$(Q)"$(PVE_CLUSTER_KIT)/build-pmxcfs.sh" $(BUILD)/pmxcfs >/dev/null
 
 # The hook's path under valgrind (a dynamically linked build: tests/valgrind.sh says why).
 valgrind: deps

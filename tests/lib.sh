@@ -228,3 +228,20 @@ set_fake_cuda() {
 	shift 2
 	printf '%s\n' "$@" >"$root/etc/fake-cuda"
 }
+
+# A test's checks, for the suites that run tests (tests/integration, tests/cluster).
+check() { # check DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then return 0; fi
+	echo "    $1: expected [$2], got [$3]"
+	return 1
+}
+
+# on_err COMMAND: a test's ERR trap; names the command whose failure ends the test. Not
+# inside a $(...) (where a failure is the substitution's business: grep -c finding nothing)
+# nor for "return N" (the function that returned said why, as check does).
+on_err() {
+	local rc=$?
+	if [ "$BASH_SUBSHELL" -le 1 ] && [ "${1%% *}" != return ]; then
+		echo "    failed (exit $rc): $1"
+	fi
+}

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "base/quorum.h"
 #include "base/util.h"
 
 /*
@@ -210,8 +211,9 @@ int gp_edit_file(const char *path, size_t max,
 	if (r < 0 && tmp)
 		unlink(tmp);
 	if (r < 0 && r != -ESTALE)
-		gp_error("Failed to write \"%s\": %s; the old file is unchanged", path,
-			 gp_strerror(-r));
+		gp_error("Failed to write \"%s\": %s%s%s; the old file is unchanged", path,
+			 gp_strerror(-r), *gp_pve_write_refused(path, r) ? ": " : "",
+			 gp_pve_write_refused(path, r));
 	return r < 0 ? r : 1;
 }
 

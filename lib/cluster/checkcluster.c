@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "base/ctx.h"
+#include "base/paths.h"
+#include "base/quorum.h"
 #include "base/util.h"
 #include "check/check.h"
 #include "cluster/checkcluster.h"
@@ -90,9 +92,29 @@ static void own_inventory(const struct gp_check_run *run, const struct gp_node_i
 		       "unit does at each boot)");
 }
 
+/* pmxcfs without quorum: every write of ours fails until the nodes see each other again. */
+static void quorum(const struct gp_check_run *run, struct gp_findings *f)
+{
+	_cleanup_free_ char *members = gp_path(run->ctx->root, GP_PVE_MEMBERS);
+	struct gp_finding *x;
+
+	if (gp_pve_quorate(run->ctx->root) != 0)
+		return; /* quorate, or no .members to say (a node on its own, or none of pmxcfs) */
+	x = gp_findings_add(f, GP_FINDING_CLUSTER_NOT_QUORATE);
+	if (!x)
+		return;
+	GP_SET(x->summary, "the cluster is not quorate: /etc/pve takes no write on this node");
+	GP_SET(x->evidence, "\"%s\": \"quorate\": 0", members ? members : GP_PVE_MEMBERS);
+	GP_SET(x->fix, "bring back the nodes or corosync links it lost (pvecm status says which "
+		       "are missing); attach, detach, sync and prepare work again once it is "
+		       "quorate, and until then the other nodes' files are as last written");
+}
+
 static void nodes_findings(const struct gp_check_run *run, struct gp_cluster_check *cc)
 {
 	const struct gp_cluster_node *self = gp_cluster_node(&cc->cl, cc->cl.self);
+
+	quorum(run, &cc->f);
 
 	for (size_t i = 0; i < cc->cl.nnodes; i++)
 		if (cc->cl.nodes[i].status < 0)

@@ -20,7 +20,8 @@ struct gp_cluster_subject {
 
 struct gp_cluster_check {
 	struct gp_cluster cl;
-	struct gp_findings f; /* the nodes': cluster-node-unpublished, cluster-inventory-stale */
+	struct gp_findings
+	    f; /* the nodes': cluster-node-unpublished, -inventory-stale, -not-quorate */
 	struct gp_cluster_subject *subj;
 	size_t n;
 };

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "base/quorum.h"
 #include "base/util.h"
 #include "driver/hoststate.h"
 #include "cluster/nodefile.h"
@@ -391,10 +392,9 @@ int gp_cluster_publish(const char *root, const struct gp_node_inv *inv)
 		json_object_put(o);
 	}
 	if (r < 0)
-		gp_warn("Failed to publish this node's GPUs to \"%s\": %s%s", path, gp_strerror(-r),
-			r == -EACCES || r == -EROFS
-			    ? " (the cluster filesystem takes writes only with quorum); the other "
-			      "nodes' check sees the last file until prepare runs again"
-			    : "");
+		gp_warn("Failed to publish this node's GPUs to \"%s\": %s%s%s; the other nodes' "
+			"check sees the last file until prepare runs again",
+			path, gp_strerror(-r), *gp_pve_write_refused(path, r) ? ": " : "",
+			gp_pve_write_refused(path, r));
 	return r;
 }

@@ -33,5 +33,5 @@ int gp_applied_write(const struct gp_ctx *ctx, const char *name, const char *tex
 	r = gp_mkdir_parents(path);
 	if (r == 0)
 		r = gp_write_file_atomic(path, text, len, gp_container_file_mode(ctx), GP_DURABLE);
-	return r < 0 ? gp_ini_write_failed(ctx->root, path, r) : 0;
+	return r < 0 ? gp_ini_write_failed(path, r) : 0;
 }

@@ -14,6 +14,7 @@
 
 #include "base/ctx.h"
 #include "base/paths.h"
+#include "base/quorum.h"
 #include "base/util.h"
 #include "config/ini.h"
 #include "host/userspace.h"
@@ -632,18 +633,11 @@ int gp_ini_check_readable(const struct gp_ini *conf)
 	return r;
 }
 
-int gp_ini_write_failed(const char *root, const char *path, int r)
+int gp_ini_write_failed(const char *path, int r)
 {
-	_cleanup_free_ char *cluster = gp_path(root, GP_CLUSTER_DIR "/");
-	bool in_cluster = cluster && strncmp(path, cluster, strlen(cluster)) == 0;
+	const char *quorum = gp_pve_write_refused(path, r);
 
-	if (in_cluster && (r == -EACCES || r == -EROFS))
-		return gp_error_errno(r,
-				      "Failed to write \"%s\": the cluster filesystem takes writes "
-				      "only with quorum (pvecm status); run it again once the node "
-				      "is quorate",
-				      path);
-	return gp_error_errno(r, "Failed to write \"%s\"", path);
+	return gp_error_errno(r, "Failed to write \"%s\"%s%s", path, *quorum ? ": " : "", quorum);
 }
 
 int gp_ini_save(const struct gp_ctx *ctx, const char *name, const struct gp_ini *conf)
@@ -660,5 +654,5 @@ int gp_ini_save(const struct gp_ctx *ctx, const char *name, const struct gp_ini 
 	if (r == 0)
 		r = gp_write_file_atomic(path, text, strlen(text), gp_container_file_mode(ctx),
 					 GP_DURABLE);
-	return r < 0 ? gp_ini_write_failed(ctx->root, path, r) : 0;
+	return r < 0 ? gp_ini_write_failed(path, r) : 0;
 }

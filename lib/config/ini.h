@@ -120,9 +120,9 @@ int gp_ini_check_readable(const struct gp_ini *conf);
 
 /*
  * Says that writing a container's own file (path) failed with r, and returns r: in the
- * cluster filesystem a refused write is most often pmxcfs without quorum, and says so.
+ * cluster filesystem without quorum, that it has none (gp_pve_write_refused).
  */
-int gp_ini_write_failed(const char *root, const char *path, int r);
+int gp_ini_write_failed(const char *path, int r);
 
 /*
  * Writes the container's ini atomically (gp_ini_path, gp_container_file_mode) when it reads

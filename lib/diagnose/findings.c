@@ -406,6 +406,11 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 						 "driver, other GPUs or another HMM state than "
 						 "the host has now",
 						 REF_PVE_CLUSTER },
+	[GP_FINDING_CLUSTER_NOT_QUORATE] = { "cluster-not-quorate", GP_SEV_WARNING,
+					     "this node's cluster filesystem has no quorum "
+					     "(/etc/pve/.members): it refuses every write, so "
+					     "attach, detach, sync and prepare's publishing fail",
+					     REF_PVE_CLUSTER },
 	[GP_FINDING_INI_NODE_LOCAL] = { "ini-node-local", GP_SEV_WARNING,
 					"a Proxmox VE container's ini is still in the node's "
 					"confdir, not in /etc/pve/gpu-provision",

@@ -9,6 +9,7 @@
 
 #include "base/ctx.h"
 #include "base/paths.h"
+#include "base/quorum.h"
 #include "base/trust.h"
 #include "base/util.h"
 #include "cluster/cluster.h"
@@ -895,9 +896,16 @@ int gp_attach(const struct gp_attach_opts *o, struct gp_attach_changes *changes)
 /* Removes both files; one already gone is no error. */
 static int remove_files(const char *a, const char *b)
 {
-	if ((unlink(a) < 0 && errno != ENOENT) || (unlink(b) < 0 && errno != ENOENT))
-		return gp_error_errno(-errno, "Failed to remove \"%s\" or \"%s\"", a, b);
-	return 0;
+	const char *failed = unlink(a) < 0 && errno != ENOENT	? a
+			     : unlink(b) < 0 && errno != ENOENT ? b
+								: NULL;
+	int r = -errno;
+
+	if (!failed)
+		return 0;
+	return gp_error_errno(r, "Failed to remove \"%s\"%s%s", failed,
+			      *gp_pve_write_refused(failed, r) ? ": " : "",
+			      gp_pve_write_refused(failed, r));
 }
 
 int gp_detach(const struct gp_attach_opts *o)

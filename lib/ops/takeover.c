@@ -194,6 +194,11 @@ int gp_takeover_read(const struct gp_attach_opts *o, const char *config, bool pv
 	if (r < 0)
 		return r;
 	r = gp_recipe_read(o->ctx->root, &host, config, pve, applied, t->rec);
+	if (r == -ENOENT) /* there a moment ago: pct migrate (a rename by another node) or rm */
+		gp_error("\"%s\" went away while gpu-provision read it (the container migrated to "
+			 "another node, or was removed): nothing was changed; run it again on the "
+			 "node that holds the container now",
+			 config);
 	if (r == 0 && t->rec->left_out) {
 		gp_error("%s has more lines than gpu-provision reads (%d config lines, %d NVIDIA "
 			 "ones): %zu left unread, so it cannot be sure what the config gives; "

@@ -43,22 +43,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() { # check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then return 0; fi
-	echo "    $1: expected [$2], got [$3]"
-	return 1
-}
-
-# on_err COMMAND: a test's ERR trap; names the command whose failure ends the test. Not
-# inside a $(...) (where a failure is the substitution's business: grep -c finding nothing)
-# nor for "return N" (the function that returned said why, as check does).
-on_err() {
-	local rc=$?
-	if [ "$BASH_SUBSHELL" -le 1 ] && [ "${1%% *}" != return ]; then
-		echo "    failed (exit $rc): $1"
-	fi
-}
-
 run_test() {
 	local name=$1 rc
 	# -e: a failing command or check ends the test, and the ERR trap (-E: in functions too)

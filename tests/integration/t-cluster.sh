@@ -253,7 +253,7 @@ test_cluster_failed_edit_and_quorum() {
 	set -e
 	mount -o remount,rw,bind "$A/etc/pve/gpu-provision"
 	check "no quorum: exit" 3 "$rc"
-	grep -q "$A/etc/pve/gpu-provision/9502.applied\": the cluster filesystem takes writes only with quorum" "$WORK/cl.q.err" ||
+	grep -q "$A/etc/pve/gpu-provision/9502.applied\": no quorum: the cluster filesystem takes writes only with quorum" "$WORK/cl.q.err" ||
 		{ cat "$WORK/cl.q.err"; return 1; }
 	check "the config as it was" "$before" "$(cat "$CL/nodes/A/lxc/9502.conf")"
 	check "no ini anywhere" "absent absent" "$([ -e "$CL/gpu-provision/9502.ini" ] && echo present || echo absent) $([ -e "$A.conf/9502.ini" ] && echo present || echo absent)"

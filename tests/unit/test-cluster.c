@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/quorum.h"
 #include "base/util.h"
 #include "check/check.h"
 #include "cluster/cluster.h"
@@ -551,6 +552,54 @@ static void own_inventory(void **state)
 	cleanup();
 }
 
+#define MEMBERS(q)                                                                                 \
+	"{\n\"nodename\": \"A\",\n\"version\": 6,\n\"cluster\": { \"name\": \"c\", \"version\": "  \
+	"1, "                                                                                      \
+	"\"nodes\": 2, \"quorate\": " q " },\n\"nodelist\": {}\n}\n"
+
+/* pmxcfs's .members, as it writes it: without quorum check says so, and so does a refused write. */
+static void quorum(void **state)
+{
+	char path[512];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	new_root("h200-580-open");
+	pve_tree("A", "A");
+	published("h200-580-open", "A", "", NULL);
+	snprintf(path, sizeof(path), "%s/etc/pve/gpu-provision/101.ini", root);
+	/* No .members: a tree of ours, not pmxcfs; a refused write there is most often quorum. */
+	assert_int_equal(gp_pve_quorate(root), -ENOENT);
+	run_check(NULL);
+	assert_ids(&cc.f, NULL);
+	gp_check_cluster_free(&cc);
+	assert_non_null(strstr(gp_pve_write_refused(path, -EACCES), "no quorum"));
+	put_file("/etc/pve/.members", MEMBERS("0"), 0440);
+	assert_int_equal(gp_pve_quorate(root), 0);
+	run_check(NULL);
+	assert_ids(&cc.f, "cluster-not-quorate", NULL);
+	assert_non_null(strstr(cc.f.v[0].evidence, "/etc/pve/.members\": \"quorate\": 0"));
+	gp_check_cluster_free(&cc);
+	assert_non_null(strstr(gp_pve_write_refused(path, -EACCES), "no quorum"));
+	assert_non_null(strstr(gp_pve_write_refused(path, -EROFS), "no quorum"));
+	assert_string_equal(gp_pve_write_refused(path, -ENOSPC), "");
+	assert_string_equal(gp_pve_write_refused("/var/lib/x", -EACCES), "");
+	assert_non_null(strstr(gp_pve_write_refused("/etc/pve/lxc/101.conf", -EEXIST),
+			       "config on another node"));
+	assert_string_equal(gp_pve_write_refused("/var/lib/lxc/101/config", -EEXIST), "");
+	/* Quorate: a refused write is something else, and check has nothing to say of it. */
+	put_file("/etc/pve/.members", MEMBERS("1"), 0440);
+	assert_int_equal(gp_pve_quorate(root), 1);
+	assert_string_equal(gp_pve_write_refused(path, -EACCES), "");
+	run_check(NULL);
+	assert_ids(&cc.f, NULL);
+	gp_check_cluster_free(&cc);
+	put_file("/etc/pve/.members", "{}", 0440);
+	assert_int_equal(gp_pve_quorate(root), -GP_EBADCONF);
+	cleanup();
+}
+
 /* A Proxmox container's ini left in the node's confdir. */
 static void ini_node_local(void **state)
 {
@@ -647,6 +696,7 @@ int main(void)
 		cmocka_unit_test(rrd),
 		cmocka_unit_test(cluster_findings),
 		cmocka_unit_test(own_inventory),
+		cmocka_unit_test(quorum),
 		cmocka_unit_test(ini_node_local),
 		cmocka_unit_test(cluster_read),
 	};
