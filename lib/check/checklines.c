@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gpu-provision check NAME: lines of the container's config that are no rules or binds. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "check/check.h"
+#include "check/recipe.h"
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A line LXC runs as a hook: lxc.hook.TYPE of today's config (lxc.hook.version is none). */
+static bool is_hook(const struct gp_cfgline *l)
+{
+	return starts_with(l->key, "lxc.hook.") && strcmp(l->key, "lxc.hook.version") != 0 &&
+	       !l->pending;
+}
+
+/* Where a shell word may start: the value's start, after a blank or an operator. */
+static bool word_start(const char *v, const char *p)
+{
+	return p == v || strchr(" \t;&|()", p[-1]) != NULL;
+}
+
+/*
+ * The "#" that starts a comment when sh reads the value: one that begins a word outside
+ * quotes ("a#b", '#' and "\#" start none). NULL when there is none.
+ */
+static const char *shell_comment(const char *v)
+{
+	char quote = 0;
+
+	for (const char *p = v; *p; p++) {
+		if (quote && *p == quote)
+			quote = 0;
+		else if (quote == '\'')
+			continue;
+		else if (*p == '\\' && p[1])
+			p++;
+		else if (!quote && (*p == '\'' || *p == '"'))
+			quote = *p;
+		else if (!quote && *p == '#' && word_start(v, p))
+			return p;
+	}
+	return NULL;
+}
+
+static void check_inline_comment(const char *name, const struct gp_cfglines *c,
+				 const struct gp_cfgline *l, struct gp_findings *f)
+{
+	const char *comment = shell_comment(l->value);
+	struct gp_finding *x;
+	char where[1024];
+
+	if (!comment || !(x = gp_findings_add(f, GP_FINDING_HOOK_INLINE_COMMENT)))
+		return;
+	gp_cfgline_where(c, l, where, sizeof(where));
+	GP_SET(x->summary,
+	       "%s's %s ends in a comment: LXC runs it as sh -c \"exec VALUE NAME lxc TYPE\", so "
+	       "\"%.80s\" swallows the container's name, the section and the hook's type; a hook "
+	       "that reads them (gpu-hook does) fails, and the start with it",
+	       name, l->key, comment);
+	GP_SET(x->evidence, "%s", where);
+	GP_SET(x->fix, "move the comment onto a line of its own, above the hook");
+}
+
+/* A word of v that is the command (or ends a path to it, /bin/chown): chown, chmod, chgrp. */
+static bool changes_owner_or_mode(const char *v)
+{
+	static const char *const cmds[] = { "chown", "chmod", "chgrp" };
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cmds); i++)
+		for (const char *p = strstr(v, cmds[i]); p; p = strstr(p + 1, cmds[i]))
+			if ((word_start(v, p) || p[-1] == '/' || p[-1] == '\'' || p[-1] == '"') &&
+			    strchr(" \t", p[strlen(cmds[i])]) && p[strlen(cmds[i])])
+				return true;
+	return false;
+}
+
+/* The host's /dev/nvidia*: a word that starts with it, not one under the rootfs. */
+static bool names_host_nodes(const char *v)
+{
+	for (const char *p = strstr(v, "/dev/nvidia"); p; p = strstr(p + 1, "/dev/nvidia"))
+		if (p == v || strchr(" \t'\"=:", p[-1]))
+			return true;
+	return false;
+}
+
+static void check_host_nodes(const char *name, const struct gp_cfglines *c,
+			     const struct gp_cfgline *l, struct gp_findings *f)
+{
+	struct gp_finding *x;
+	char where[1024];
+
+	/* lxc.hook.start runs in the container: its /dev is the container's. */
+	if (strcmp(l->key, "lxc.hook.start") == 0 || !changes_owner_or_mode(l->value) ||
+	    !names_host_nodes(l->value) ||
+	    !(x = gp_findings_add(f, GP_FINDING_HOOK_CHANGES_HOST_NODES)))
+		return;
+	gp_cfgline_where(c, l, where, sizeof(where));
+	GP_SET(x->summary,
+	       "%s's %s changes the owner or mode of the host's /dev/nvidia* at each start: "
+	       "every user and container of the host gets what it gives them, until the driver "
+	       "makes the nodes again",
+	       name, l->key);
+	GP_SET(x->evidence, "%s; the hook runs on the host, where /dev is the host's", where);
+	GP_SET(x->fix,
+	       "take the hook out; gpu-provision adopt %s gives the container its nodes with "
+	       "the owner and mode its ini says, on the container's side only",
+	       name);
+}
+
+void gp_check_lines(const char *name, const struct gp_recipe *rec, struct gp_findings *f)
+{
+	for (size_t i = 0; i < rec->cfg->n; i++) {
+		const struct gp_cfgline *l = &rec->cfg->v[i];
+
+		if (!is_hook(l))
+			continue;
+		check_inline_comment(name, rec->cfg, l, f);
+		check_host_nodes(name, rec->cfg, l, f);
+	}
+}
