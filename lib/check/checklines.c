@@ -113,8 +113,50 @@ static void check_host_nodes(const char *name, const struct gp_cfglines *c,
 	       name);
 }
 
+/* The line that decides a setting: the last of today's config with that key. */
+static const struct gp_cfgline *last(const struct gp_cfglines *c, const char *key)
+{
+	const struct gp_cfgline *found = NULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].key, key) == 0 && !c->v[i].pending)
+			found = &c->v[i];
+	return found;
+}
+
+/*
+ * A privileged container with AppArmor off and every capability kept: an empty
+ * lxc.cap.drop clears the drops before it (Proxmox's and LXC's common.conf), and no
+ * later one drops any again.
+ */
+static void check_unconfined(const char *name, const struct gp_recipe *rec, struct gp_findings *f)
+{
+	const struct gp_cfgline *aa = last(rec->cfg, "lxc.apparmor.profile"),
+				*drop = last(rec->cfg, "lxc.cap.drop");
+	char a[1024], d[1024];
+	struct gp_finding *x;
+
+	if (rec->unprivileged || !aa || strcmp(aa->value, "unconfined") != 0 || !drop ||
+	    drop->value[0] || !(x = gp_findings_add(f, GP_FINDING_PRIVILEGED_UNCONFINED)))
+		return;
+	gp_cfgline_where(rec->cfg, aa, a, sizeof(a));
+	gp_cfgline_where(rec->cfg, drop, d, sizeof(d));
+	GP_SET(x->summary,
+	       "%s is privileged, unconfined and keeps every capability: root in it is root on "
+	       "the host; it can load modules, mount the host's disks and lift its own device "
+	       "rules, so every GPU and device of the host is in its reach",
+	       name);
+	GP_SET(x->evidence, "%s; %s; no lxc.idmap%s", aa < drop ? a : d, aa < drop ? d : a,
+	       rec->cfg->pve ? " nor unprivileged: 1" : "");
+	GP_SET(x->fix,
+	       "take both lines out (GPUs need neither: gpu-provision attach %s gives them to a "
+	       "confined container), or make the container unprivileged",
+	       name);
+}
+
 void gp_check_lines(const char *name, const struct gp_recipe *rec, struct gp_findings *f)
 {
+	check_unconfined(name, rec, f);
 	for (size_t i = 0; i < rec->cfg->n; i++) {
 		const struct gp_cfgline *l = &rec->cfg->v[i];
 

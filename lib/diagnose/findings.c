@@ -350,6 +350,12 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					   "does): "
 					   "they change nothing",
 					   NULL },
+	[GP_FINDING_PRIVILEGED_UNCONFINED] = { "privileged-unconfined", GP_SEV_ERROR,
+					       "a privileged container with lxc.apparmor.profile "
+					       "unconfined and an empty lxc.cap.drop: root in it "
+					       "is "
+					       "root on the host, every GPU in its reach",
+					       NULL },
 	/* probe --deep: each capability proven on each GPU (lib/diagnose/diagnosedeep.c) */
 	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
 					"a CUDA call of --deep's compute test failed (device, "

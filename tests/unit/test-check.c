@@ -622,6 +622,36 @@ static void nvidia_env_and_hook(void **state)
 	cleanup();
 }
 
+/* Privileged, AppArmor off and an empty cap.drop: root in it is root on the host. */
+static void privileged_unconfined(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("arch: amd64\nlxc.cap.drop:\nlxc.apparmor.profile: unconfined\n");
+	assert_ids(CT(), "privileged-unconfined", NULL);
+	assert_non_null(strstr(finding(&found, "privileged-unconfined")->evidence,
+			       "101.conf:2: lxc.cap.drop: ; "));
+	assert_non_null(strstr(finding(&found, "privileged-unconfined")->evidence,
+			       "101.conf:3: lxc.apparmor.profile: unconfined; no lxc.idmap nor "
+			       "unprivileged: 1"));
+	pve_config("lxc.apparmor.profile = unconfined\nlxc.cap.drop =\n");
+	assert_ids(CT(), "privileged-unconfined", NULL);
+	/* Near: unprivileged; a drop after the empty one; one of the two only; a later profile. */
+	pve_config("unprivileged: 1\nlxc.apparmor.profile: unconfined\nlxc.cap.drop:\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.idmap: u 0 100000 65536\nlxc.apparmor.profile: unconfined\n"
+		   "lxc.cap.drop:\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.apparmor.profile: unconfined\nlxc.cap.drop:\nlxc.cap.drop: sys_module\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.apparmor.profile: unconfined\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.cap.drop:\nlxc.apparmor.profile: unconfined\n"
+		   "lxc.apparmor.profile: generated\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
 /* A container that does not exist is said so, not checked as one without findings. */
 static void missing_container(void **state)
 {
@@ -671,16 +701,27 @@ static void stale_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(recipe_lines),	     cmocka_unit_test(driver),
-		cmocka_unit_test(excluded_gpu),	     cmocka_unit_test(gsp_firmware),
-		cmocka_unit_test(uvm_and_hmm),	     cmocka_unit_test(host_nodes),
-		cmocka_unit_test(daemons),	     cmocka_unit_test(kernel_log),
-		cmocka_unit_test(cgroup_keys),	     cmocka_unit_test(cgroup_keys_lxc7_pve9),
-		cmocka_unit_test(layout_assumed),    cmocka_unit_test(mount_entries),
-		cmocka_unit_test(unprivileged_mode), cmocka_unit_test(hooks),
-		cmocka_unit_test(stale_rules),	     cmocka_unit_test(refused_ini),
-		cmocka_unit_test(missing_container), cmocka_unit_test(hook_inline_comment),
-		cmocka_unit_test(hook_host_nodes),   cmocka_unit_test(nvidia_env_and_hook),
+		cmocka_unit_test(recipe_lines),
+		cmocka_unit_test(driver),
+		cmocka_unit_test(excluded_gpu),
+		cmocka_unit_test(gsp_firmware),
+		cmocka_unit_test(uvm_and_hmm),
+		cmocka_unit_test(host_nodes),
+		cmocka_unit_test(daemons),
+		cmocka_unit_test(kernel_log),
+		cmocka_unit_test(cgroup_keys),
+		cmocka_unit_test(cgroup_keys_lxc7_pve9),
+		cmocka_unit_test(layout_assumed),
+		cmocka_unit_test(mount_entries),
+		cmocka_unit_test(unprivileged_mode),
+		cmocka_unit_test(hooks),
+		cmocka_unit_test(stale_rules),
+		cmocka_unit_test(refused_ini),
+		cmocka_unit_test(missing_container),
+		cmocka_unit_test(hook_inline_comment),
+		cmocka_unit_test(hook_host_nodes),
+		cmocka_unit_test(nvidia_env_and_hook),
+		cmocka_unit_test(privileged_unconfined),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }
