@@ -86,7 +86,7 @@ void gp_check_recipe(const struct gp_check_run *run, const char *name, const str
 /*
  * The config's lines that are no rules or binds (lib/check/checklines.c): a hook whose
  * inline comment swallows its arguments, a hook that changes the host's NVIDIA nodes, a
- * privileged container unconfined with every capability.
+ * privileged container unconfined with every capability, NVIDIA lines commented out.
  */
 void gp_check_lines(const char *name, const struct gp_recipe *rec, struct gp_findings *f);
 

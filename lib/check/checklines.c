@@ -154,8 +154,56 @@ static void check_unconfined(const char *name, const struct gp_recipe *rec, stru
 	       name);
 }
 
+/* A line commented out that gave NVIDIA's: a raw LXC line or a devN that names it. */
+static bool names_nvidia(const struct gp_cfgline *l)
+{
+	return (starts_with(l->key, "lxc.") || starts_with(l->key, "dev")) &&
+	       strcasestr(l->value, "nvidia") != NULL;
+}
+
+/* Today's config gives no NVIDIA node: no recipe line does, gpu-hook is not there. */
+static bool gives_nothing(const struct gp_recipe *rec)
+{
+	for (size_t i = 0; i < rec->n; i++)
+		if (gp_recipe_gives_now(&rec->v[i]))
+			return false;
+	return !rec->gpu_hook;
+}
+
+/* Proxmox keeps "#" lines as the description: a commented NVIDIA block gives nothing. */
+static void check_commented(const char *name, const struct gp_recipe *rec, struct gp_findings *f)
+{
+	const struct gp_cfglines *c = rec->cfg;
+	struct gp_finding *x = NULL;
+	size_t len = 0, n = 0;
+
+	for (size_t i = 0; i < c->ncommented && gives_nothing(rec); i++) {
+		const struct gp_cfgline *l = &c->commented[i];
+
+		if (!names_nvidia(l) ||
+		    (!x && !(x = gp_findings_add(f, GP_FINDING_NVIDIA_BLOCK_COMMENTED))))
+			continue;
+		if (len < sizeof(x->evidence))
+			len += (size_t)snprintf(x->evidence + len, sizeof(x->evidence) - len,
+						"%s%s:%u: #%s: %s", len ? "; " : "", c->files[0],
+						l->line, l->key, l->value);
+		n++;
+	}
+	if (!x)
+		return;
+	GP_SET(x->summary,
+	       "%s has %zu NVIDIA line(s) commented out and none in force: Proxmox keeps them "
+	       "as the description, so none applies and the container gets no GPU",
+	       name, n);
+	GP_SET(x->fix,
+	       "gpu-provision attach %s gives it GPUs (the commented lines can go from the "
+	       "description); uncommented, they would be a recipe check judges",
+	       name);
+}
+
 void gp_check_lines(const char *name, const struct gp_recipe *rec, struct gp_findings *f)
 {
+	check_commented(name, rec, f);
 	check_unconfined(name, rec, f);
 	for (size_t i = 0; i < rec->cfg->n; i++) {
 		const struct gp_cfgline *l = &rec->cfg->v[i];

@@ -356,6 +356,12 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					       "is "
 					       "root on the host, every GPU in its reach",
 					       NULL },
+	[GP_FINDING_NVIDIA_BLOCK_COMMENTED] = { "nvidia-block-commented", GP_SEV_INFO,
+						"a Proxmox config whose NVIDIA lines are all "
+						"commented out: Proxmox keeps them as the "
+						"description, nothing of them applies",
+						"pve-container src/PVE/LXC/Config.pm, "
+						"parse_pct_config" },
 	/* probe --deep: each capability proven on each GPU (lib/diagnose/diagnosedeep.c) */
 	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
 					"a CUDA call of --deep's compute test failed (device, "

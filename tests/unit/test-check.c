@@ -652,6 +652,39 @@ static void privileged_unconfined(void **state)
 	cleanup();
 }
 
+/* NVIDIA lines commented out: Proxmox keeps them as the description, none applies. */
+static void commented_block(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("arch: amd64\n### NVidia GPU: ###\n#lxc.cgroup2.devices.allow: c 195:* rwm\n"
+		   "#lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,optional,create=file\n"
+		   "# lxc.mount.entry = /dev/nvidiactl dev/nvidiactl none bind,optional\n"
+		   "#dev0: /dev/nvidia-uvm\n");
+	assert_ids(CT(), "nvidia-block-commented", NULL);
+	assert_non_null(strstr(finding(&found, "nvidia-block-commented")->summary,
+			       "has 3 NVIDIA line(s) commented out"));
+	assert_non_null(strstr(finding(&found, "nvidia-block-commented")->evidence,
+			       "101.conf:4: #lxc.mount.entry: /dev/nvidia0 dev/nvidia0"));
+	assert_non_null(strstr(finding(&found, "nvidia-block-commented")->evidence,
+			       "101.conf:6: #dev0: /dev/nvidia-uvm"));
+	/* Near: prose that names NVIDIA; a block in a snapshot; lines in force beside it. */
+	pve_config("#GPU: an NVIDIA RTX 3090 for transcoding\n# nvidia driver 550 on the host\n"
+		   "arch: amd64\n");
+	assert_ids(CT(), NULL);
+	pve_config("arch: amd64\n\n[before-gpu]\n#lxc.mount.entry: /dev/nvidia0 dev/nvidia0 "
+		   "none bind\n");
+	assert_ids(CT(), NULL);
+	pve_config("unprivileged: 1\n#dev0: /dev/nvidia1\n");
+	assert_ids(CT(), "nvidia-block-commented", NULL);
+	pve_config("unprivileged: 1\n#dev0: /dev/nvidia1\n"
+		   "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n");
+	assert_ids(CT(), "recipe-lines", NULL);
+	pve_config("lxc.hook.pre-start: /bin/true gpu-hook\n#dev0: /dev/nvidia0\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
 /* A container that does not exist is said so, not checked as one without findings. */
 static void missing_container(void **state)
 {
@@ -722,6 +755,7 @@ int main(void)
 		cmocka_unit_test(hook_host_nodes),
 		cmocka_unit_test(nvidia_env_and_hook),
 		cmocka_unit_test(privileged_unconfined),
+		cmocka_unit_test(commented_block),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }
