@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Implemented in lib/check/checkhost.c (the host), lib/check/checkconfig.c (a container's
- * config), lib/check/checkrecipe.c (its recipe lines), lib/check/checkdriver.c (the
+ * config), lib/check/checkrecipe.c (its recipe lines), lib/check/checklines.c (its hooks
+ * that break or harm), lib/check/checkdriver.c (the
  * driver's user space it is given, and the read of its rootfs) and lib/check/checktoolkit.c
  * (what NVIDIA's container toolkit and Docker left in it).
  */
@@ -81,5 +82,12 @@ void gp_check_toolkit(const char *name, bool spec_ours, bool unprivileged,
 struct gp_recipe;
 void gp_check_recipe(const struct gp_check_run *run, const char *name, const struct gp_recipe *rec,
 		     const struct gp_ini *conf, struct gp_findings *f);
+
+/*
+ * The config's lines that are no rules or binds (lib/check/checklines.c): a hook whose
+ * inline comment swallows its arguments, a hook that changes the host's NVIDIA nodes, a
+ * privileged container unconfined with every capability, NVIDIA lines commented out.
+ */
+void gp_check_lines(const char *name, const struct gp_recipe *rec, struct gp_findings *f);
 
 #endif

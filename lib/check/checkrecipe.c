@@ -253,6 +253,30 @@ static void check_other_hook(const struct recipe_check *c, const struct gp_recip
 		fix_adopt(c, x);
 }
 
+static bool is_hooks_nvidia(const struct gp_recipe_line *l)
+{
+	return l->kind == GP_RECIPE_HOOK && strstr(l->cfg->value, "/hooks/nvidia") != NULL;
+}
+
+/* LXC's hooks/nvidia exits in a privileged container: "only works in unprivileged mode". */
+static void check_hooks_nvidia(const struct recipe_check *c, const struct gp_recipe_line *l)
+{
+	struct gp_finding *x;
+	char where[1024];
+
+	if (c->rec->unprivileged || !is_hooks_nvidia(l) || l->cfg->pending ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_HOOKS_NVIDIA_PRIVILEGED)))
+		return;
+	at(c, l, where, sizeof(where));
+	GP_SET(x->summary,
+	       "%s is privileged, and LXC's hooks/nvidia exits there (\"This hook currently only "
+	       "works in unprivileged mode\"): the start fails",
+	       c->name);
+	GP_SET(x->evidence, "%s; no lxc.idmap%s", where,
+	       c->rec->cfg->pve ? " nor unprivileged: 1" : "");
+	fix_adopt(c, x);
+}
+
 /* The GPUs the container is meant to have: its ini's, or those its recipe binds. */
 static void intended(const struct recipe_check *c, bool chosen[GP_MAX_GPUS])
 {
@@ -373,6 +397,47 @@ static void check_conflict(const struct recipe_check *c)
 	fix_adopt(c, x);
 }
 
+/* NVIDIA_VISIBLE_DEVICES and NVIDIA_DRIVER_CAPABILITIES: what LXC's hooks/nvidia reads. */
+static bool is_nvidia_env(const struct gp_recipe_line *l)
+{
+	return l->kind == GP_RECIPE_ENV && !l->cfg->pending &&
+	       (strncmp(l->cfg->value, "NVIDIA_VISIBLE_DEVICES=", 23) == 0 ||
+		strncmp(l->cfg->value, "NVIDIA_DRIVER_CAPABILITIES=", 27) == 0);
+}
+
+/* A hook of today's config that reads them: hooks/nvidia, or one whose value names them. */
+static bool env_read(const struct gp_cfglines *cfg)
+{
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct gp_cfgline *l = &cfg->v[i];
+
+		if (strncmp(l->key, "lxc.hook.", 9) == 0 && !l->pending &&
+		    (strstr(l->value, "/hooks/nvidia") ||
+		     strstr(l->value, "NVIDIA_VISIBLE_DEVICES") ||
+		     strstr(l->value, "NVIDIA_DRIVER_CAPABILITIES")))
+			return true;
+	}
+	return false;
+}
+
+static void check_env_unread(const struct recipe_check *c)
+{
+	struct gp_finding *x;
+	char lines[768];
+	size_t n;
+
+	if (!(n = list_lines(c, is_nvidia_env, lines, sizeof(lines))) || env_read(c->rec->cfg) ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_NVIDIA_ENV_UNREAD)))
+		return;
+	GP_SET(x->summary,
+	       "%s sets %zu NVIDIA_* variable(s) for a hook, but no hook of its config reads them "
+	       "(LXC's hooks/nvidia would): they give no GPU and change nothing",
+	       c->name, n);
+	GP_SET(x->evidence, "%s", lines);
+	GP_SET(x->fix, "take the line(s) out; gpu-provision attach %s gives GPUs by its ini",
+	       c->name);
+}
+
 static void check_lines(const struct recipe_check *c)
 {
 	struct gp_finding *x;
@@ -405,11 +470,13 @@ void gp_check_recipe(const struct gp_check_run *run, const char *name, const str
 		check_stale(&c, &rec->v[i]);
 		check_node_missing(&c, &rec->v[i]);
 		check_other_hook(&c, &rec->v[i]);
+		check_hooks_nvidia(&c, &rec->v[i]);
 		if (!rec->unprivileged)
 			check_opens(&c, rules, chosen, &rec->v[i]);
 	}
 	check_rule_missing(&c, rules);
 	check_optional(&c);
 	check_uvm_tools(&c);
+	check_env_unread(&c);
 	free(rules);
 }

@@ -20,6 +20,16 @@ static unsigned int file_index(struct gp_cfglines *c, const char *file)
 	return (unsigned int)c->nfiles++;
 }
 
+static void fill(struct gp_cfgline *l, const char *key, const char *value, unsigned int file,
+		 unsigned int line)
+{
+	snprintf(l->key, sizeof(l->key), "%s", key);
+	l->too_long = strlen(value) >= sizeof(l->value) || strlen(key) >= sizeof(l->key);
+	snprintf(l->value, sizeof(l->value), "%s", value);
+	l->file = file;
+	l->line = line;
+}
+
 static void add(struct gp_cfglines *c, const char *key, const char *value, const char *file,
 		unsigned int line, bool pending)
 {
@@ -31,11 +41,7 @@ static void add(struct gp_cfglines *c, const char *key, const char *value, const
 		return;
 	}
 	l = &c->v[c->n++];
-	snprintf(l->key, sizeof(l->key), "%s", key);
-	l->too_long = strlen(value) >= sizeof(l->value) || strlen(key) >= sizeof(l->key);
-	snprintf(l->value, sizeof(l->value), "%s", value);
-	l->file = fi;
-	l->line = line;
+	fill(l, key, value, fi, line);
 	l->pending = pending;
 }
 
@@ -44,6 +50,19 @@ static int add_lxc(const char *key, const char *value, const char *file, unsigne
 {
 	add(user, key, value, file, line, false);
 	return 0;
+}
+
+/* "#key: value" (blanks after "#" aside) in the current section: a line commented out. */
+static void add_commented(struct gp_cfglines *c, const char *line, size_t n, unsigned int lineno)
+{
+	char key[128], value[8192];
+
+	while (n > 1 && (line[1] == ' ' || line[1] == '\t' || line[1] == '#'))
+		line++, n--;
+	if (c->ncommented == GP_CFGLINES_COMMENTED ||
+	    !gp_pveconf_split(line + 1, n - 1, key, sizeof(key), value, sizeof(value)))
+		return;
+	fill(&c->commented[c->ncommented++], key, value, 0, lineno);
 }
 
 /* Proxmox: the current section, then [pve:pending]; other sections are snapshots. */
@@ -63,8 +82,10 @@ static void read_pve_text(struct gp_cfglines *c, const char *path, const char *b
 			skip = !pending;
 			continue;
 		}
-		if (!skip && line[0] != '#' &&
-		    gp_pveconf_split(line, n, key, sizeof(key), value, sizeof(value)))
+		if (!skip && !pending && n > 0 && line[0] == '#')
+			add_commented(c, line, n, lineno);
+		else if (!skip && line[0] != '#' &&
+			 gp_pveconf_split(line, n, key, sizeof(key), value, sizeof(value)))
 			add(c, key, value, path, lineno, pending);
 	}
 }

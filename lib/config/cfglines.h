@@ -14,6 +14,7 @@
  */
 #define GP_CFGLINES_MAX 1024
 #define GP_CFGLINES_FILES 16
+#define GP_CFGLINES_COMMENTED 64
 
 struct gp_cfgline {
 	char key[96];
@@ -31,6 +32,12 @@ struct gp_cfglines {
 	size_t n;
 	bool pve;
 	size_t left_out; /* lines past GP_CFGLINES_MAX, or in files past GP_CFGLINES_FILES */
+	/*
+	 * Proxmox: "#key: value" lines of the current section, config lines commented out,
+	 * which Proxmox keeps as the description (the first GP_CFGLINES_COMMENTED of them).
+	 */
+	struct gp_cfgline commented[GP_CFGLINES_COMMENTED];
+	size_t ncommented;
 };
 
 /*

@@ -327,6 +327,41 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 				      "the container gets its GPUs from recipe lines, not from "
 				      "gpu-provision",
 				      NULL },
+	/* lines of the config that are no rules or binds (lib/check/checklines.c) */
+	[GP_FINDING_HOOK_INLINE_COMMENT] = { "hook-inline-comment", GP_SEV_WARNING,
+					     "a hook's value ends in an inline \"# ...\": under "
+					     "LXC's sh -c it swallows the hook's arguments (name, "
+					     "section, type)",
+					     "lxc/lxc src/lxc/conf.c, run_script_argv" },
+	[GP_FINDING_HOOK_CHANGES_HOST_NODES] = { "hook-changes-host-nodes", GP_SEV_ERROR,
+						 "a hook that runs on the host chowns or chmods "
+						 "the host's /dev/nvidia* nodes: every container "
+						 "and user of the host gets what it gives",
+						 NULL },
+	[GP_FINDING_HOOKS_NVIDIA_PRIVILEGED] = { "hooks-nvidia-privileged", GP_SEV_ERROR,
+						 "LXC's hooks/nvidia in a privileged container: "
+						 "it exits (\"only works in unprivileged mode\") "
+						 "and the start fails",
+						 "lxc/lxc hooks/nvidia" },
+	[GP_FINDING_NVIDIA_ENV_UNREAD] = { "nvidia-env-unread", GP_SEV_INFO,
+					   "NVIDIA_VISIBLE_DEVICES or NVIDIA_DRIVER_CAPABILITIES "
+					   "set "
+					   "with no hook that reads them (LXC's hooks/nvidia "
+					   "does): "
+					   "they change nothing",
+					   NULL },
+	[GP_FINDING_PRIVILEGED_UNCONFINED] = { "privileged-unconfined", GP_SEV_ERROR,
+					       "a privileged container with lxc.apparmor.profile "
+					       "unconfined and an empty lxc.cap.drop: root in it "
+					       "is "
+					       "root on the host, every GPU in its reach",
+					       NULL },
+	[GP_FINDING_NVIDIA_BLOCK_COMMENTED] = { "nvidia-block-commented", GP_SEV_INFO,
+						"a Proxmox config whose NVIDIA lines are all "
+						"commented out: Proxmox keeps them as the "
+						"description, nothing of them applies",
+						"pve-container src/PVE/LXC/Config.pm, "
+						"parse_pct_config" },
 	/* probe --deep: each capability proven on each GPU (lib/diagnose/diagnosedeep.c) */
 	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
 					"a CUDA call of --deep's compute test failed (device, "

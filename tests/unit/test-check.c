@@ -511,7 +511,8 @@ static void recipe_lines(void **state)
 					  "lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n"
 					  "lxc.mount.entry: /dev/nvidia-modeset dev/nvidia-modeset "
 					  "none bind,optional,create=file\n");
-	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "recipe-node-missing", NULL);
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "hooks-nvidia-privileged",
+		   "recipe-node-missing", NULL);
 	/* Pending changes are not today's config, but are said as what the next start gets. */
 	put_file("/etc/pve/lxc/101.conf", "arch: amd64\n\n[pve:pending]\ndev0: /dev/nvidia0\n");
 	assert_ids(CT(), NULL);
@@ -530,6 +531,157 @@ static void recipe_lines(void **state)
 	assert_ids(CT(), "recipe-conflict", NULL);
 	assert_non_null(strstr(finding(&found, "recipe-conflict")->evidence,
 			       "101.conf:3: lxc.mount.entry: /dev/nvidia0"));
+	cleanup();
+}
+
+/* A hook's inline "# ..." swallows LXC's arguments under sh -c; quoted or own-line ones do not. */
+static void hook_inline_comment(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("arch: amd64\nlxc.hook.pre-start: /usr/local/bin/fix-perms.sh # the nodes\n");
+	assert_ids(CT(), "hook-inline-comment", NULL);
+	assert_non_null(strstr(finding(&found, "hook-inline-comment")->evidence,
+			       "101.conf:2: lxc.hook.pre-start: /usr/local/bin/fix-perms.sh # the "
+			       "nodes"));
+	assert_non_null(strstr(finding(&found, "hook-inline-comment")->summary,
+			       "\"# the nodes\" swallows the container's name"));
+	/* Either syntax; gpu-hook's own line too (it needs the name and type). */
+	pve_config("lxc.hook.mount = /bin/true gpu-hook;# ours\n");
+	assert_ids(CT(), "hook-inline-comment", NULL);
+	/* Near: a "#" in quotes, escaped or inside a word; a comment on its own line. */
+	pve_config("lxc.hook.pre-start: sh -c 'echo \"a # b\"; echo # c'\n"
+		   "lxc.hook.post-stop: sh -c \"echo \\\" # d\\\"\"\n"
+		   "lxc.hook.pre-mount: /opt/hook#1 \\# e\n"
+		   "# lxc.hook.pre-start: /usr/local/bin/x.sh # f\n"
+		   "lxc.hook.version: 0\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
+/* A hook on the host that chowns or chmods the host's /dev/nvidia*, not the container's. */
+static void hook_host_nodes(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("unprivileged: 1\nlxc.hook.pre-start: sh -c 'chown :100000 /dev/nvidia*'\n");
+	assert_ids(CT(), "hook-changes-host-nodes", NULL);
+	assert_non_null(
+	    strstr(finding(&found, "hook-changes-host-nodes")->evidence,
+		   "101.conf:2: lxc.hook.pre-start: sh -c 'chown :100000 /dev/nvidia*'"));
+	pve_config("lxc.hook.autodev = /bin/chmod 0666 /dev/nvidia0 /dev/nvidiactl\n");
+	assert_ids(CT(), "hook-changes-host-nodes", NULL);
+	/* Near: the container's nodes, a start hook (in the container), no chown, a script. */
+	pve_config("lxc.hook.mount: sh -c 'chown 100000 ${LXC_ROOTFS_MOUNT}/dev/nvidia0'\n"
+		   "lxc.hook.autodev: sh -c 'chmod 666 $LXC_ROOTFS_MOUNT/dev/nvidia-uvm'\n"
+		   "lxc.hook.start: chmod 0666 /dev/nvidia0\n"
+		   "lxc.hook.pre-start: sh -c 'ls -l /dev/nvidia0; chowner /dev/nvidia0'\n"
+		   "lxc.hook.pre-start: /usr/local/bin/nvidia-chown.sh /dev/nvidia0\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
+/* NVIDIA_* variables only LXC's hooks/nvidia reads; that hook exits in a privileged container. */
+static void nvidia_env_and_hook(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("unprivileged: 1\nlxc.environment.runtime: NVIDIA_VISIBLE_DEVICES=all\n"
+		   "lxc.environment: NVIDIA_DRIVER_CAPABILITIES=compute,utility\n"
+		   "lxc.environment: TZ=UTC\n");
+	assert_ids(CT(), "nvidia-env-unread", NULL);
+	assert_non_null(strstr(finding(&found, "nvidia-env-unread")->summary, "sets 2 NVIDIA_*"));
+	assert_non_null(
+	    strstr(finding(&found, "nvidia-env-unread")->evidence,
+		   "101.conf:2: lxc.environment.runtime: NVIDIA_VISIBLE_DEVICES=all; "));
+	assert_non_null(strstr(finding(&found, "nvidia-env-unread")->evidence,
+			       "101.conf:3: lxc.environment: NVIDIA_DRIVER_CAPABILITIES="));
+	/* gpu-hook does not read them either. */
+	pve_config("unprivileged: 1\nlxc.hook.pre-start: /bin/true gpu-hook\n"
+		   "lxc.environment.hooks = NVIDIA_VISIBLE_DEVICES=0\n");
+	assert_ids(CT(), "nvidia-env-unread", NULL);
+	/* Near: LXC's hooks/nvidia reads them (unprivileged), or a hook's value names them. */
+	pve_config("unprivileged: 1\nlxc.hook.mount: /usr/share/lxc/hooks/nvidia\n"
+		   "lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n");
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", NULL);
+	pve_config("lxc.idmap: u 0 100000 65536\nlxc.idmap: g 0 100000 65536\n"
+		   "lxc.hook.mount = /usr/share/lxc/hooks/nvidia\n"
+		   "lxc.environment = NVIDIA_VISIBLE_DEVICES=all\n");
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", NULL);
+	pve_config("lxc.hook.pre-start: sh -c 'nvidia-container-cli configure "
+		   "--device=$NVIDIA_VISIBLE_DEVICES $LXC_ROOTFS_MOUNT'\n"
+		   "lxc.environment: NVIDIA_VISIBLE_DEVICES=0\n");
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", NULL);
+	/* Privileged: hooks/nvidia exits, the start fails. */
+	pve_config("lxc.hook.mount: /usr/share/lxc/hooks/nvidia\n"
+		   "lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n");
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "hooks-nvidia-privileged", NULL);
+	assert_non_null(strstr(finding(&found, "hooks-nvidia-privileged")->evidence,
+			       "101.conf:1: lxc.hook.mount: /usr/share/lxc/hooks/nvidia; no "
+			       "lxc.idmap nor unprivileged: 1"));
+	cleanup();
+}
+
+/* Privileged, AppArmor off and an empty cap.drop: root in it is root on the host. */
+static void privileged_unconfined(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("arch: amd64\nlxc.cap.drop:\nlxc.apparmor.profile: unconfined\n");
+	assert_ids(CT(), "privileged-unconfined", NULL);
+	assert_non_null(strstr(finding(&found, "privileged-unconfined")->evidence,
+			       "101.conf:2: lxc.cap.drop: ; "));
+	assert_non_null(strstr(finding(&found, "privileged-unconfined")->evidence,
+			       "101.conf:3: lxc.apparmor.profile: unconfined; no lxc.idmap nor "
+			       "unprivileged: 1"));
+	pve_config("lxc.apparmor.profile = unconfined\nlxc.cap.drop =\n");
+	assert_ids(CT(), "privileged-unconfined", NULL);
+	/* Near: unprivileged; a drop after the empty one; one of the two only; a later profile. */
+	pve_config("unprivileged: 1\nlxc.apparmor.profile: unconfined\nlxc.cap.drop:\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.idmap: u 0 100000 65536\nlxc.apparmor.profile: unconfined\n"
+		   "lxc.cap.drop:\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.apparmor.profile: unconfined\nlxc.cap.drop:\nlxc.cap.drop: sys_module\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.apparmor.profile: unconfined\n");
+	assert_ids(CT(), NULL);
+	pve_config("lxc.cap.drop:\nlxc.apparmor.profile: unconfined\n"
+		   "lxc.apparmor.profile: generated\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
+/* NVIDIA lines commented out: Proxmox keeps them as the description, none applies. */
+static void commented_block(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("arch: amd64\n### NVidia GPU: ###\n#lxc.cgroup2.devices.allow: c 195:* rwm\n"
+		   "#lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,optional,create=file\n"
+		   "# lxc.mount.entry = /dev/nvidiactl dev/nvidiactl none bind,optional\n"
+		   "#dev0: /dev/nvidia-uvm\n");
+	assert_ids(CT(), "nvidia-block-commented", NULL);
+	assert_non_null(strstr(finding(&found, "nvidia-block-commented")->summary,
+			       "has 3 NVIDIA line(s) commented out"));
+	assert_non_null(strstr(finding(&found, "nvidia-block-commented")->evidence,
+			       "101.conf:4: #lxc.mount.entry: /dev/nvidia0 dev/nvidia0"));
+	assert_non_null(strstr(finding(&found, "nvidia-block-commented")->evidence,
+			       "101.conf:6: #dev0: /dev/nvidia-uvm"));
+	/* Near: prose that names NVIDIA; a block in a snapshot; lines in force beside it. */
+	pve_config("#GPU: an NVIDIA RTX 3090 for transcoding\n# nvidia driver 550 on the host\n"
+		   "arch: amd64\n");
+	assert_ids(CT(), NULL);
+	pve_config("arch: amd64\n\n[before-gpu]\n#lxc.mount.entry: /dev/nvidia0 dev/nvidia0 "
+		   "none bind\n");
+	assert_ids(CT(), NULL);
+	pve_config("unprivileged: 1\n#dev0: /dev/nvidia1\n");
+	assert_ids(CT(), "nvidia-block-commented", NULL);
+	pve_config("unprivileged: 1\n#dev0: /dev/nvidia1\n"
+		   "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n");
+	assert_ids(CT(), "recipe-lines", NULL);
+	pve_config("lxc.hook.pre-start: /bin/true gpu-hook\n#dev0: /dev/nvidia0\n");
+	assert_ids(CT(), NULL);
 	cleanup();
 }
 
@@ -582,15 +734,28 @@ static void stale_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(recipe_lines),	     cmocka_unit_test(driver),
-		cmocka_unit_test(excluded_gpu),	     cmocka_unit_test(gsp_firmware),
-		cmocka_unit_test(uvm_and_hmm),	     cmocka_unit_test(host_nodes),
-		cmocka_unit_test(daemons),	     cmocka_unit_test(kernel_log),
-		cmocka_unit_test(cgroup_keys),	     cmocka_unit_test(cgroup_keys_lxc7_pve9),
-		cmocka_unit_test(layout_assumed),    cmocka_unit_test(mount_entries),
-		cmocka_unit_test(unprivileged_mode), cmocka_unit_test(hooks),
-		cmocka_unit_test(stale_rules),	     cmocka_unit_test(refused_ini),
+		cmocka_unit_test(recipe_lines),
+		cmocka_unit_test(driver),
+		cmocka_unit_test(excluded_gpu),
+		cmocka_unit_test(gsp_firmware),
+		cmocka_unit_test(uvm_and_hmm),
+		cmocka_unit_test(host_nodes),
+		cmocka_unit_test(daemons),
+		cmocka_unit_test(kernel_log),
+		cmocka_unit_test(cgroup_keys),
+		cmocka_unit_test(cgroup_keys_lxc7_pve9),
+		cmocka_unit_test(layout_assumed),
+		cmocka_unit_test(mount_entries),
+		cmocka_unit_test(unprivileged_mode),
+		cmocka_unit_test(hooks),
+		cmocka_unit_test(stale_rules),
+		cmocka_unit_test(refused_ini),
 		cmocka_unit_test(missing_container),
+		cmocka_unit_test(hook_inline_comment),
+		cmocka_unit_test(hook_host_nodes),
+		cmocka_unit_test(nvidia_env_and_hook),
+		cmocka_unit_test(privileged_unconfined),
+		cmocka_unit_test(commented_block),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }
