@@ -245,3 +245,33 @@ on_err() {
 		echo "    failed (exit $rc): $1"
 	fi
 }
+
+# run_isolated NAME: runs the test function NAME in a subshell, its output into $WORK/NAME.out,
+# and returns its exit status. -e: a failing command or check ends the test, and the ERR trap
+# (-E: in functions too) names it; pipefail: a pipe fails when any of its commands does, not
+# only the last (gp ... | grep -q would otherwise hide gp's exit).
+run_isolated() {
+	(
+		set -eE -o pipefail
+		trap 'on_err "$BASH_COMMAND"' ERR
+		"$1"
+	) >"$WORK/$1.out" 2>&1
+}
+
+# report_test NAME RC: says "ok", "skip" (RC 77, with the output's last line) or "not ok"
+# (with the output's last 30 lines) for test NAME, and counts it in passed, skipped, failed
+# and failures.
+report_test() {
+	if [ "$2" -eq 0 ]; then
+		echo "ok - $1"
+		passed=$((passed + 1))
+	elif [ "$2" -eq 77 ]; then
+		echo "skip - $1: $(tail -1 "$WORK/$1.out")"
+		skipped=$((skipped + 1))
+	else
+		echo "not ok - $1"
+		sed 's/^/    /' "$WORK/$1.out" | tail -30
+		failed=$((failed + 1))
+		failures="$failures $1"
+	fi
+}

@@ -7,15 +7,10 @@
 #include "check/check.h"
 #include "check/recipe.h"
 
-static bool starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 /* A line LXC runs as a hook: lxc.hook.TYPE of today's config (lxc.hook.version is none). */
 static bool is_hook(const struct gp_cfgline *l)
 {
-	return starts_with(l->key, "lxc.hook.") && strcmp(l->key, "lxc.hook.version") != 0 &&
+	return strncmp(l->key, "lxc.hook.", 9) == 0 && strcmp(l->key, "lxc.hook.version") != 0 &&
 	       !l->pending;
 }
 
@@ -154,13 +149,6 @@ static void check_unconfined(const char *name, const struct gp_recipe *rec, stru
 	       name);
 }
 
-/* A line commented out that gave NVIDIA's: a raw LXC line or a devN that names it. */
-static bool names_nvidia(const struct gp_cfgline *l)
-{
-	return (starts_with(l->key, "lxc.") || starts_with(l->key, "dev")) &&
-	       strcasestr(l->value, "nvidia") != NULL;
-}
-
 /* Today's config gives no NVIDIA node: no recipe line does, gpu-hook is not there. */
 static bool gives_nothing(const struct gp_recipe *rec)
 {
@@ -180,7 +168,7 @@ static void check_commented(const char *name, const struct gp_recipe *rec, struc
 	for (size_t i = 0; i < c->ncommented && gives_nothing(rec); i++) {
 		const struct gp_cfgline *l = &c->commented[i];
 
-		if (!names_nvidia(l) ||
+		if (!gp_recipe_mentions_nvidia(l) ||
 		    (!x && !(x = gp_findings_add(f, GP_FINDING_NVIDIA_BLOCK_COMMENTED))))
 			continue;
 		if (len < sizeof(x->evidence))

@@ -220,8 +220,7 @@ static bool classify_rule(const struct gp_host *host, const struct gp_cfgline *c
 	return true;
 }
 
-/* A raw LXC line or a devN that names NVIDIA (a hostname or a tag that does is no matter). */
-static bool mentions_nvidia(const struct gp_cfgline *c)
+bool gp_recipe_mentions_nvidia(const struct gp_cfgline *c)
 {
 	return (starts_with(c->key, "lxc.") || starts_with(c->key, "dev")) &&
 	       (strcasestr(c->value, "nvidia") || strcasestr(c->value, "libcuda"));
@@ -286,7 +285,7 @@ static bool classify_second(const struct gp_recipe *r, const struct gp_cfgline *
 			 "it out yourself if so";
 		return true;
 	}
-	if (!mentions_nvidia(c))
+	if (!gp_recipe_mentions_nvidia(c))
 		return false;
 	l->kind = GP_RECIPE_UNSURE;
 	l->why = "names NVIDIA but is no line gpu-hook replaces";

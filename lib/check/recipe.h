@@ -60,6 +60,9 @@ int gp_recipe_read(const char *root, const struct gp_host *host, const char *pat
 		   const char *applied, struct gp_recipe *r);
 void gp_recipe_free(struct gp_recipe *r);
 
+/* A raw LXC line or a devN that names NVIDIA (a hostname or a tag that does is no matter). */
+bool gp_recipe_mentions_nvidia(const struct gp_cfgline *c);
+
 /* True for the kinds that give the container NVIDIA nodes (a start of gpu-hook clashes). */
 bool gp_recipe_gives_nodes(const struct gp_recipe_line *l);
 

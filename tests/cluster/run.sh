@@ -15,26 +15,14 @@ cluster_need "$KIT" "$PMXCFS" || exit 1
 cluster_start || exit 1
 passed=0
 failed=0
+skipped=0
 failures=""
 
 run_test() {
-	local name=$1 rc
-	(
-		set -eE -o pipefail
-		trap 'on_err "$BASH_COMMAND"' ERR
-		"$name"
-	) >"$WORK/$name.out" 2>&1
-	rc=$?
+	local name=$1 rc=0
+	run_isolated "$name" || rc=$?
 	cluster_heal >>"$WORK/$name.out" 2>&1 || { echo "check-cluster: the cluster did not come back after $name" >&2; exit 1; }
-	if [ $rc -eq 0 ]; then
-		echo "ok - $name"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $name"
-		sed 's/^/    /' "$WORK/$name.out" | tail -30
-		failed=$((failed + 1))
-		failures="$failures $name"
-	fi
+	report_test "$name" "$rc"
 }
 
 for f in "$(dirname "$0")"/t-*.sh; do
@@ -51,5 +39,5 @@ for t in $(grep -ho '^test_[a-z_0-9]*()' "$(dirname "$0")"/t-*.sh | tr -d '()');
 	[ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $t "* ]] && continue
 	run_test "$t"
 done
-echo "check-cluster: $passed passed, $failed failed"
+echo "check-cluster: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ] || { echo "failed:$failures"; exit 1; }

@@ -44,16 +44,8 @@ cleanup() {
 trap cleanup EXIT
 
 run_test() {
-	local name=$1 rc
-	# -e: a failing command or check ends the test, and the ERR trap (-E: in functions too)
-	# names it; pipefail: a pipe fails when any of its commands does, not only the last
-	# (gp ... | grep -q would otherwise hide gp's exit).
-	(
-		set -eE -o pipefail
-		trap 'on_err "$BASH_COMMAND"' ERR
-		"$name"
-	) >"$WORK/$name.out" 2>&1
-	rc=$?
+	local name=$1 rc=0
+	run_isolated "$name" || rc=$?
 	# A stalling FUSE server a failed test left (t-stall.sh) ends, and its waiters with it.
 	pkill -x stallfs 2>/dev/null && sleep 0.5
 	# No test may change the host's own device nodes.
@@ -62,18 +54,7 @@ run_test() {
 		chmod 0666 /dev/null
 		[ $rc -eq 0 ] && rc=1
 	fi
-	if [ $rc -eq 0 ]; then
-		echo "ok - $name"
-		passed=$((passed + 1))
-	elif [ $rc -eq 77 ]; then
-		echo "skip - $name: $(tail -1 "$WORK/$name.out")"
-		skipped=$((skipped + 1))
-	else
-		echo "not ok - $name"
-		sed 's/^/    /' "$WORK/$name.out" | tail -30
-		failed=$((failed + 1))
-		failures="$failures $name"
-	fi
+	report_test "$name" "$rc"
 }
 
 gp() { "$GP" --confdir "$CONF" --lxcpath "$P" "$@"; }
