@@ -249,13 +249,30 @@ on_err() {
 # run_isolated NAME: runs the test function NAME in a subshell, its output into $WORK/NAME.out,
 # and returns its exit status. -e: a failing command or check ends the test, and the ERR trap
 # (-E: in functions too) names it; pipefail: a pipe fails when any of its commands does, not
-# only the last (gp ... | grep -q would otherwise hide gp's exit).
+# only the last (gp ... | grep -q would otherwise hide gp's exit). Call it as a command of its
+# own, then read $?: under ||, && or if, bash ignores -e in all it runs, the subshell's own
+# set -e too, and a test would pass whenever its last command does (runner_can_fail sees it).
 run_isolated() {
 	(
 		set -eE -o pipefail
 		trap 'on_err "$BASH_COMMAND"' ERR
 		"$1"
 	) >"$WORK/$1.out" 2>&1
+}
+
+# runner_can_fail: a test whose first command fails and whose last succeeds must fail through
+# run_test; exits 2 where it passes, before any real test can pass that way.
+runner_fails_midway() {
+	false
+	true
+}
+runner_can_fail() {
+	run_isolated runner_fails_midway
+	if [ $? -eq 0 ]; then
+		echo "tests: a failing command did not end a test: run_isolated must run as a command of its own" >&2
+		exit 2
+	fi
+	rm -f "$WORK/runner_fails_midway.out"
 }
 
 # report_test NAME RC: says "ok", "skip" (RC 77, with the output's last line) or "not ok"

@@ -19,8 +19,9 @@ skipped=0
 failures=""
 
 run_test() {
-	local name=$1 rc=0
-	run_isolated "$name" || rc=$?
+	local name=$1 rc
+	run_isolated "$name"
+	rc=$?
 	cluster_heal >>"$WORK/$name.out" 2>&1 || { echo "check-cluster: the cluster did not come back after $name" >&2; exit 1; }
 	report_test "$name" "$rc"
 }
@@ -33,6 +34,7 @@ all_tests=" $(declare -F | awk '$3 ~ /^test_/ {print $3}' | tr '\n' ' ')"
 for t in ${ONLY:-}; do
 	[[ $all_tests == *" $t "* ]] || { echo "check-cluster: no test is named $t" >&2; exit 2; }
 done
+runner_can_fail
 # In the files' order, not declare's: each test makes what it needs, and the cluster is
 # whole again after each (cluster_heal).
 for t in $(grep -ho '^test_[a-z_0-9]*()' "$(dirname "$0")"/t-*.sh | tr -d '()'); do

@@ -44,8 +44,9 @@ cleanup() {
 trap cleanup EXIT
 
 run_test() {
-	local name=$1 rc=0
-	run_isolated "$name" || rc=$?
+	local name=$1 rc
+	run_isolated "$name"
+	rc=$?
 	# A stalling FUSE server a failed test left (t-stall.sh) ends, and its waiters with it.
 	pkill -x stallfs 2>/dev/null && sleep 0.5
 	# No test may change the host's own device nodes.
@@ -104,6 +105,7 @@ all_tests=" $(declare -F | awk '$3 ~ /^test_/ {print $3}' | tr '\n' ' ')"
 for t in ${ONLY:-}; do
 	[[ $all_tests == *" $t "* ]] || { echo "integration: no test is named $t" >&2; exit 2; }
 done
+runner_can_fail
 for t in $all_tests; do
 	[ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $t "* ]] && continue
 	run_test "$t"
