@@ -2,7 +2,7 @@
 /*
  * Implemented in lib/check/checkhost.c (the host), lib/check/checkconfig.c (a container's
  * config), lib/check/checkrecipe.c (its recipe lines), lib/check/checklines.c (its hooks
- * that break or harm), lib/check/checkdriver.c (the
+ * that break or harm), lib/check/checkdevn.c (its devN lines), lib/check/checkdriver.c (the
  * driver's user space it is given, and the read of its rootfs) and lib/check/checktoolkit.c
  * (what NVIDIA's container toolkit and Docker left in it).
  */
@@ -89,5 +89,12 @@ void gp_check_recipe(const struct gp_check_run *run, const char *name, const str
  * privileged container unconfined with every capability, NVIDIA lines commented out.
  */
 void gp_check_lines(const char *name, const struct gp_recipe *rec, struct gp_findings *f);
+
+/*
+ * Its Proxmox devN lines of NVIDIA nodes (lib/check/checkdevn.c): a directory given, one path
+ * given twice, a mode that opens a node to every user the host keeps it from, or that shuts
+ * out the container's users the host lets in.
+ */
+void gp_check_devn(const char *name, const struct gp_recipe *rec, struct gp_findings *f);
 
 #endif

@@ -5,11 +5,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "base/paths.h"
 #include "base/util.h"
 #include "check/check.h"
 #include "check/recipe.h"
+#include "host/parse.h"
 #include "config/ini.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
@@ -59,18 +61,41 @@ static void fix_adopt(const struct recipe_check *c, struct gp_finding *x)
 	       c->name, c->name);
 }
 
-static void check_stale(const struct recipe_check *c, const struct gp_recipe_line *l)
+/* Rules restrict nothing in an unprivileged Proxmox container (its userns config: "a"). */
+static bool rules_matter(const struct recipe_check *c)
+{
+	return !(c->rec->cfg->pve && c->rec->unprivileged);
+}
+
+static bool same_stale(const struct gp_recipe_line *a, const struct gp_recipe_line *b)
+{
+	return a->stale && b->stale && a->rule.major == b->rule.major &&
+	       a->cfg->pending == b->cfg->pending;
+}
+
+/* One finding per stale major, at its first line, naming all its lines. */
+static void check_stale(const struct recipe_check *c, size_t i)
 {
 	const struct gp_majors *m = &c->check->hs.host.majors;
+	const struct gp_recipe_line *l = &c->rec->v[i];
+	char where[1024], lines[768] = "";
 	struct gp_finding *x;
-	char where[1024];
+	size_t len = 0;
 
-	if (!l->stale || !(x = gp_findings_add(c->f, GP_FINDING_RULE_STALE)))
+	for (size_t j = 0; j < i; j++)
+		if (same_stale(&c->rec->v[j], l))
+			return;
+	if (!l->stale || !rules_matter(c) || !(x = gp_findings_add(c->f, GP_FINDING_RULE_STALE)))
 		return;
-	at(c, l, where, sizeof(where));
+	for (size_t j = i; j < c->rec->n; j++) {
+		if (!same_stale(&c->rec->v[j], l))
+			continue;
+		at(c, &c->rec->v[j], where, sizeof(where));
+		join(lines, sizeof(lines), &len, "; ", "%s", where);
+	}
 	GP_SET(x->summary, "%s%s allows major %ld, which no device has today: a stale NVIDIA major",
 	       c->name, pending(l), l->rule.major);
-	GP_SET(x->evidence, "%s; today nvidia is %d, nvidia-uvm %u, nvidia-caps %u", where,
+	GP_SET(x->evidence, "%s; today nvidia is %d, nvidia-uvm %u, nvidia-caps %u", lines,
 	       GP_MAJOR_NVIDIA, m->uvm, m->caps);
 	fix_adopt(c, x);
 }
@@ -118,6 +143,44 @@ static void check_node_missing(const struct recipe_check *c, const struct gp_rec
 	       c->name);
 }
 
+/* What a copy of a node kept outside /dev is today, against the number its name has. */
+static void copy_now(const struct gp_recipe_line *l, char *out, size_t size)
+{
+	struct stat st;
+
+	if (lstat(l->source, &st) < 0)
+		snprintf(out, size, "the host has no such file");
+	else if (S_ISCHR(st.st_mode))
+		snprintf(out, size, "it is c %u:%u", major(st.st_rdev), minor(st.st_rdev));
+	else
+		snprintf(out, size, "it is no device node");
+}
+
+/* A bind from a copy of a node elsewhere (made once, by hand) that no longer is that node. */
+static void check_copy(const struct recipe_check *c, const struct gp_recipe_line *l)
+{
+	unsigned int major, minor;
+	char where[1024], now[64];
+	struct gp_finding *x;
+
+	if (l->kind != GP_RECIPE_UNSURE || !l->copy || !l->in_the_way || l->cfg->pending ||
+	    !gp_recipe_node_rdev(&c->check->hs.host, l->node, &major, &minor) ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_BIND_COPY_STALE)))
+		return;
+	at(c, l, where, sizeof(where));
+	copy_now(l, now, sizeof(now));
+	GP_SET(x->summary, "%s binds %s onto dev/%s, but %s, and /dev/%s is c %u:%u today: %s",
+	       c->name, l->source, l->node, now, l->node, major, minor,
+	       access(l->source, F_OK) == 0 ? "the container gets another device there"
+	       : l->optional		    ? "the container starts without the node"
+					    : "the start fails");
+	GP_SET(x->evidence, "%s", where);
+	GP_SET(x->fix,
+	       "bind /dev/%s itself, or gpu-provision adopt %s (take the line out first: it is "
+	       "not known to be NVIDIA's node) and gpu-hook binds today's node at each start",
+	       l->node, c->name);
+}
+
 /* The optional binds of nodes that exist: one finding for them all. */
 static void check_optional(const struct recipe_check *c)
 {
@@ -157,12 +220,6 @@ static void enforced_rules(const struct recipe_check *c, struct gp_cg_rules *rul
 					c->rec->cfg->v[i].value);
 }
 
-/* Rules restrict nothing in an unprivileged Proxmox container (its userns config: "a"). */
-static bool rules_matter(const struct recipe_check *c)
-{
-	return !(c->rec->cfg->pve && c->rec->unprivileged);
-}
-
 /* The host node a bind gives, as a gp_devnode (a directory: nvidia-caps' first cap). */
 static bool host_node(const struct recipe_check *c, const struct gp_recipe_line *l,
 		      struct gp_devnode *n)
@@ -177,8 +234,139 @@ static bool host_node(const struct recipe_check *c, const struct gp_recipe_line 
 	return S_ISCHR(st.st_mode) || (S_ISDIR(st.st_mode) && n->major);
 }
 
+static bool is_uvm(const struct gp_recipe_line *l)
+{
+	return strcmp(l->node, "nvidia-uvm") == 0 || strcmp(l->node, "nvidia-uvm-tools") == 0;
+}
+
+/* A bound nvidia-uvm no rule lets the container open. */
+static bool uvm_denied(const struct recipe_check *c, const struct gp_cg_rules *rules)
+{
+	for (size_t i = 0; i < c->rec->n; i++) {
+		const struct gp_recipe_line *l = &c->rec->v[i];
+		struct gp_devnode node = { 0 };
+
+		if (l->kind == GP_RECIPE_BIND && strcmp(l->node, "nvidia-uvm") == 0 &&
+		    l->node_exists && !l->cfg->pending && host_node(c, l, &node) &&
+		    !gp_cg_rules_allow(rules, &node))
+			return true;
+	}
+	return false;
+}
+
+/* A bind or devN of the config gives a path under /dev that starts with node. */
+static bool config_gives(const struct gp_cfglines *cfg, const char *node)
+{
+	char src[256];
+
+	for (size_t i = 0; i < cfg->n; i++)
+		if (gp_cfg_source(&cfg->v[i], src, sizeof(src)) && strstr(src, "/dev/") &&
+		    strncmp(strstr(src, "/dev/") + 5, node, strlen(node)) == 0)
+			return true;
+	return false;
+}
+
+/* The NVIDIA device other than the GPUs and uvm whose major the rule names, given no node. */
+static bool other_nvidia_major(const struct recipe_check *c, const struct gp_recipe_line *l)
+{
+	const struct gp_majors *m = &c->check->hs.host.majors;
+	const struct {
+		unsigned int major;
+		const char *node;
+	} other[] = {
+		{ m->caps, "nvidia-caps" },
+		{ m->caps_imex, "nvidia-caps-imex-channels" },
+		{ m->nvlink, "nvidia-nvlink" },
+		{ m->nvswitch, "nvidia-nvswitch" },
+	};
+
+	if (l->kind != GP_RECIPE_RULE || l->rule.type != 'c' || l->cfg->pending)
+		return false;
+	for (size_t i = 0; i < GP_ARRAY_SIZE(other); i++) {
+		if (!other[i].major || (long)other[i].major != l->rule.major)
+			continue;
+		return !config_gives(c->rec->cfg, other[i].node); /* else the device's rule */
+	}
+	return false;
+}
+
+/*
+ * uvm bound and denied beside a rule on another NVIDIA device's major that the config gives
+ * no node of: the rule was written for uvm, whose major was that one under an earlier driver.
+ */
+static bool check_other_major(const struct recipe_check *c, const struct gp_cg_rules *rules)
+{
+	char where[1024], owner[64] = "another device", lines[768] = "";
+	struct gp_finding *x;
+	size_t len = 0;
+	long major = -1;
+
+	if (!rules_matter(c) || !uvm_denied(c, rules))
+		return false;
+	for (size_t i = 0; i < c->rec->n; i++) {
+		const struct gp_recipe_line *l = &c->rec->v[i];
+
+		if (!other_nvidia_major(c, l) || (major >= 0 && l->rule.major != major))
+			continue;
+		major = l->rule.major;
+		at(c, l, where, sizeof(where));
+		join(lines, sizeof(lines), &len, "; ", "%s", where);
+	}
+	if (major < 0 || !(x = gp_findings_add(c->f, GP_FINDING_RULE_OTHER_NVIDIA_MAJOR)))
+		return false;
+	gp_parse_major_name(c->rec->devices, (unsigned int)major, owner, sizeof(owner));
+	GP_SET(x->summary,
+	       "%s allows major %ld for nvidia-uvm, but %ld is %s's today and uvm's is %u: uvm is "
+	       "denied and cuInit fails (999)",
+	       c->name, major, major, owner, c->check->hs.host.majors.uvm);
+	GP_SET(x->evidence, "%s; /proc/devices: %ld %s", lines, major, owner);
+	fix_adopt(c, x);
+	return true;
+}
+
+/* Device rules of an unprivileged Proxmox container: allowed "a" before them, inert. */
+static bool is_enforced_rule(const struct recipe_check *c, const struct gp_recipe_line *l)
+{
+	const char *prefix = gp_cgroup_key_prefix(c->check->rt.layout);
+
+	return (l->kind == GP_RECIPE_RULE || l->kind == GP_RECIPE_OPEN_ALL ||
+		(l->kind == GP_RECIPE_UNSURE && strstr(l->cfg->key, ".devices."))) &&
+	       !l->cfg->pending && strncmp(l->cfg->key, prefix, strlen(prefix)) == 0;
+}
+
+static void check_inert(const struct recipe_check *c)
+{
+	char where[1024], lines[768] = "";
+	struct gp_finding *x;
+	size_t len = 0, n = 0;
+
+	if (rules_matter(c))
+		return;
+	for (size_t i = 0; i < c->rec->n; i++) {
+		if (!is_enforced_rule(c, &c->rec->v[i]))
+			continue;
+		at(c, &c->rec->v[i], where, sizeof(where));
+		join(lines, sizeof(lines), &len, "; ", "%s", where);
+		n++;
+	}
+	if (!n || !(x = gp_findings_add(c->f, GP_FINDING_RULES_INERT)))
+		return;
+	GP_SET(x->summary,
+	       "%s is an unprivileged Proxmox container: pve-container allows every device "
+	       "there, so its %zu NVIDIA device rule(s) change nothing; it reaches what is bound, "
+	       "at the nodes' modes",
+	       c->name, n);
+	GP_SET(x->evidence,
+	       "%s; pve-container's userns.conf.d/01-pve.conf: "
+	       "lxc.cgroup2.devices.allow = a",
+	       lines);
+	GP_SET(x->fix, "take them out (gpu-provision adopt %s does, with the rest of the recipe)",
+	       c->name);
+}
+
 /* The nodes bound with no rule that lets the container open them: one finding for them all. */
-static void check_rule_missing(const struct recipe_check *c, const struct gp_cg_rules *rules)
+static void check_rule_missing(const struct recipe_check *c, const struct gp_cg_rules *rules,
+			       bool uvm_said)
 {
 	char nodes[160] = "", where[1024];
 	size_t len = 0, nlen = 0, n = 0;
@@ -190,7 +378,8 @@ static void check_rule_missing(const struct recipe_check *c, const struct gp_cg_
 		struct gp_devnode node = { 0 };
 
 		if (l->kind != GP_RECIPE_BIND || !l->node_exists || l->cfg->pending ||
-		    !host_node(c, l, &node) || gp_cg_rules_allow(rules, &node) ||
+		    (uvm_said && is_uvm(l)) || !host_node(c, l, &node) ||
+		    gp_cg_rules_allow(rules, &node) ||
 		    (!x && !(x = gp_findings_add(c->f, GP_FINDING_RECIPE_RULE_MISSING))))
 			continue;
 		at(c, l, where, sizeof(where));
@@ -233,12 +422,24 @@ static void check_uvm_tools(const struct recipe_check *c)
 	       c->name);
 }
 
+static bool is_hooks_nvidia(const struct gp_recipe_line *l)
+{
+	return l->kind == GP_RECIPE_HOOK && strstr(l->cfg->value, "/hooks/nvidia") != NULL;
+}
+
+/* LXC's hooks/nvidia in a privileged container: hooks-nvidia-privileged says it. */
+static bool exits_privileged(const struct recipe_check *c, const struct gp_recipe_line *l)
+{
+	return !c->rec->unprivileged && is_hooks_nvidia(l) && !l->cfg->pending;
+}
+
 static void check_other_hook(const struct recipe_check *c, const struct gp_recipe_line *l)
 {
 	struct gp_finding *x;
 	char where[1024];
 
-	if (l->kind != GP_RECIPE_HOOK || !(x = gp_findings_add(c->f, GP_FINDING_OTHER_GPU_HOOK)))
+	if (l->kind != GP_RECIPE_HOOK || exits_privileged(c, l) ||
+	    !(x = gp_findings_add(c->f, GP_FINDING_OTHER_GPU_HOOK)))
 		return;
 	at(c, l, where, sizeof(where));
 	GP_SET(x->summary, "%s runs another GPU tool's hook%s", c->name,
@@ -253,18 +454,13 @@ static void check_other_hook(const struct recipe_check *c, const struct gp_recip
 		fix_adopt(c, x);
 }
 
-static bool is_hooks_nvidia(const struct gp_recipe_line *l)
-{
-	return l->kind == GP_RECIPE_HOOK && strstr(l->cfg->value, "/hooks/nvidia") != NULL;
-}
-
 /* LXC's hooks/nvidia exits in a privileged container: "only works in unprivileged mode". */
 static void check_hooks_nvidia(const struct recipe_check *c, const struct gp_recipe_line *l)
 {
 	struct gp_finding *x;
 	char where[1024];
 
-	if (c->rec->unprivileged || !is_hooks_nvidia(l) || l->cfg->pending ||
+	if (!exits_privileged(c, l) ||
 	    !(x = gp_findings_add(c->f, GP_FINDING_HOOKS_NVIDIA_PRIVILEGED)))
 		return;
 	at(c, l, where, sizeof(where));
@@ -467,14 +663,16 @@ void gp_check_recipe(const struct gp_check_run *run, const char *name, const str
 	check_conflict(&c);
 	check_lines(&c);
 	for (size_t i = 0; i < rec->n; i++) {
-		check_stale(&c, &rec->v[i]);
+		check_stale(&c, i);
 		check_node_missing(&c, &rec->v[i]);
+		check_copy(&c, &rec->v[i]);
 		check_other_hook(&c, &rec->v[i]);
 		check_hooks_nvidia(&c, &rec->v[i]);
 		if (!rec->unprivileged)
 			check_opens(&c, rules, chosen, &rec->v[i]);
 	}
-	check_rule_missing(&c, rules);
+	check_rule_missing(&c, rules, check_other_major(&c, rules));
+	check_inert(&c);
 	check_optional(&c);
 	check_uvm_tools(&c);
 	check_env_unread(&c);

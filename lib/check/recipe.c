@@ -86,9 +86,8 @@ static bool has_option(const char *options, const char *word)
 	return false;
 }
 
-/* The number a node gpu-hook gives has today: nvidiaN 195:N, nvidia-uvm uvm:0, and so on. */
-static bool expected_rdev(const struct gp_host *h, const char *node, unsigned int *major,
-			  unsigned int *minor)
+bool gp_recipe_node_rdev(const struct gp_host *h, const char *node, unsigned int *major,
+			 unsigned int *minor)
 {
 	char extra;
 
@@ -113,7 +112,7 @@ static bool is_copy_of(const struct gp_host *h, const char *path, const char *no
 	unsigned int major, minor;
 	struct stat st;
 
-	return expected_rdev(h, node, &major, &minor) && lstat(path, &st) == 0 &&
+	return gp_recipe_node_rdev(h, node, &major, &minor) && lstat(path, &st) == 0 &&
 	       S_ISCHR(st.st_mode) && major(st.st_rdev) == major && minor(st.st_rdev) == minor;
 }
 
@@ -147,6 +146,7 @@ static bool classify_bind(const char *root, const struct gp_host *host, const st
 	host_source(root, src, l->source, sizeof(l->source));
 	l->optional = has_option(options, "optional");
 	l->in_the_way = t != NULL;
+	l->copy = !starts_with(src, "/dev/") && !node;
 	l->gpu_minor = -1;
 	if (t && ((node && strcmp(node, t) == 0) || (!node && is_copy_of(host, l->source, t)))) {
 		l->kind = GP_RECIPE_BIND;
@@ -333,12 +333,13 @@ static void decide_removal(const struct gp_recipe *r, struct gp_recipe_line *l, 
 }
 
 /*
- * Devices whose majors are fixed (DRI, fuse, tun, kvm, sound, USB serial, video4linux):
- * a rule on a dynamic major is never theirs.
+ * Devices whose majors are fixed (DRI, fuse, tun, kvm, sound, USB serial, video4linux, misc's
+ * nvram, a Coral PCIe's apex at 120): a rule on a dynamic major is never theirs.
  */
 static const char *const static_devices[] = {
-	"/dev/dri",    "/dev/fuse",  "/dev/net/tun", "/dev/kvm",  "/dev/snd",  "/dev/ttyUSB",
-	"/dev/ttyACM", "/dev/video", "/dev/bus/usb", "/dev/null", "/dev/zero", "/dev/fb",
+	"/dev/dri",    "/dev/fuse",   "/dev/net/tun", "/dev/kvm",     "/dev/snd",
+	"/dev/ttyUSB", "/dev/ttyACM", "/dev/video",   "/dev/bus/usb", "/dev/null",
+	"/dev/zero",   "/dev/fb",     "/dev/nvram",   "/dev/apex_",
 };
 
 /*

@@ -31,6 +31,7 @@ struct gp_recipe_line {
 	char source[320];	/* BIND, DEVN: the host's path given (under root for /dev) */
 	bool optional;		/* BIND: "optional": a missing node is skipped silently */
 	bool in_the_way;	/* a bind onto a node gpu-hook binds, whatever its source */
+	bool copy;		/* BIND, UNSURE: its source is a path outside /dev */
 	int gpu_minor;		/* BIND, DEVN of /dev/nvidiaN: N; else -1 */
 	bool node_exists;	/* BIND, DEVN: source is a node (or directory) today */
 	struct gp_cg_rule rule; /* RULE, OPEN_ALL */
@@ -76,6 +77,10 @@ bool gp_recipe_gives_now(const struct gp_recipe_line *l);
  */
 int gp_recipe_selection(const struct gp_recipe *r, const struct gp_host *host, char *out,
 			size_t size);
+
+/* The number node (nvidia0, nvidia-uvm, nvidia-caps/nvidia-cap1) has on the host today. */
+bool gp_recipe_node_rdev(const struct gp_host *h, const char *node, unsigned int *major,
+			 unsigned int *minor);
 
 /* "file:line" of a recipe line (with " (pending)" for Proxmox's pending section). */
 void gp_recipe_where(const struct gp_recipe *r, const struct gp_recipe_line *l, char *out,

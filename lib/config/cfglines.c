@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A container's config read as lines with their places, for check, adopt and the hook. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,33 @@ bool gp_cfg_source(const struct gp_cfgline *l, char *out, size_t size)
 	}
 	snprintf(out, size, "%s", p);
 	return true;
+}
+
+int gp_cfg_devn_option(const struct gp_cfgline *l, const char *name, unsigned int *value)
+{
+	char copy[512], extra;
+	unsigned int idx;
+	size_t n = strlen(name);
+
+	if (sscanf(l->key, "dev%u%c", &idx, &extra) != 1)
+		return 0;
+	snprintf(copy, sizeof(copy), "%s", l->value);
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v;
+
+		if (strncmp(t, name, n) != 0 || t[n] != '=')
+			continue;
+		errno = 0;
+		v = strtoul(t + n + 1, &end, strcmp(name, "mode") == 0 ? 8 : 10);
+		if (errno || end == t + n + 1 || *end || v > 0xffffffffUL ||
+		    (strcmp(name, "mode") == 0 && v > 07777))
+			return -1;
+		*value = (unsigned int)v;
+		return 1;
+	}
+	return 0;
 }
 
 /* "file:line: key = value": where a finding's line is, and the line itself. */

@@ -63,6 +63,13 @@ bool gp_cfgline_is(const struct gp_cfgline *l, const char *text);
 bool gp_cfg_source(const struct gp_cfgline *l, char *out, size_t size);
 
 /*
+ * A Proxmox devN's option name ("mode", "uid", "gid") into value (mode read in octal, the
+ * others in decimal): 1 where given, 0 where the line is no devN or does not give it, -1
+ * where it is given but is no such number ("mode=abc", "mode=", "mode=77777").
+ */
+int gp_cfg_devn_option(const struct gp_cfgline *l, const char *name, unsigned int *value);
+
+/*
  * An lxc.mount.entry's target as a path under the rootfs, as LXC reads it: no leading
  * "/" or "./", no doubled "/" ("/dev//nvidia0" is "dev/nvidia0"). Into out (size bytes).
  */

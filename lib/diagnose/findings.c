@@ -308,7 +308,7 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					     "an NVIDIA node bound with no device rule that lets "
 					     "the container open it (uvm: cuInit 999)",
 					     NULL },
-	[GP_FINDING_RULE_OPENS_GPUS] = { "rule-opens-gpus", GP_SEV_WARNING,
+	[GP_FINDING_RULE_OPENS_GPUS] = { "rule-opens-gpus", GP_SEV_ERROR,
 					 "a device rule (a, c *:*, c 195:*) of a privileged "
 					 "container that reaches GPUs it is not meant to have",
 					 NULL },
@@ -362,6 +362,40 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 						"description, nothing of them applies",
 						"pve-container src/PVE/LXC/Config.pm, "
 						"parse_pct_config" },
+	[GP_FINDING_RULES_INERT] = { "rules-inert", GP_SEV_INFO,
+				     "device rules in an unprivileged Proxmox container, where "
+				     "pve-container allows every device: they change nothing, what "
+				     "is bound is what it reaches",
+				     "pve-container src/lxc-pve-userns.conf" },
+	[GP_FINDING_RULE_OTHER_NVIDIA_MAJOR] = { "rule-other-nvidia-major", GP_SEV_ERROR,
+						 "a rule written for nvidia-uvm on the major "
+						 "another NVIDIA device (caps, nvlink, nvswitch) "
+						 "has today: uvm is denied (cuInit 999)",
+						 NULL },
+	[GP_FINDING_DEVN_NOT_DEVICE] = { "devn-not-device", GP_SEV_ERROR,
+					 "a devN of a directory or of a file that is no device "
+					 "node: Proxmox refuses the start",
+					 "pve-container: devN, update_lxc_config" },
+	[GP_FINDING_DEVN_DUPLICATE] = { "devn-duplicate", GP_SEV_WARNING,
+					"two devN (or a pending one) of one path: a script's "
+					"duplicate check missed it; one line gives the node",
+					NULL },
+	[GP_FINDING_DEVN_MODE_WIDER] = { "devn-mode-wider", GP_SEV_WARNING,
+					 "a devN whose mode= lets every user of the container "
+					 "read or write a node the host keeps from them (a MIG "
+					 "config cap at 0444 where the host has 0400)",
+					 NULL },
+	[GP_FINDING_DEVN_MODE_NARROWER] = { "devn-mode-narrower", GP_SEV_WARNING,
+					    "devN nodes made 0660 root:root or root:GID (Proxmox's "
+					    "default without mode=), where the host's are 0666: a "
+					    "service of another user gets EACCES",
+					    "pve-container: devN, "
+					    "create_passthrough_device_node" },
+	[GP_FINDING_BIND_COPY_STALE] = { "bind-copy-stale", GP_SEV_ERROR,
+					 "a bind onto an NVIDIA node's name from a copy kept "
+					 "outside /dev that is gone or is not today's node: the "
+					 "container gets no GPU there, or another device",
+					 NULL },
 	/* probe --deep: each capability proven on each GPU (lib/diagnose/diagnosedeep.c) */
 	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
 					"a CUDA call of --deep's compute test failed (device, "

@@ -505,14 +505,15 @@ static void recipe_lines(void **state)
 	    "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n"
 	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,create=file\n"
 	    "lxc.mount.entry: /dev/nvidia-uvm-tools dev/nvidia-uvm-tools none bind,create=file\n");
-	assert_ids(CT(), "recipe-lines", NULL);
+	assert_ids(CT(), "recipe-lines", "rules-inert", NULL);
+	assert_non_null(strstr(finding(&found, "rules-inert")->evidence,
+			       "101.conf:2: lxc.cgroup2.devices.allow: c 195:* rwm; "));
 	/* Another GPU tool's hook, and a node from it gone. */
 	put_file("/etc/pve/lxc/101.conf", "lxc.hook.mount: /usr/share/lxc/hooks/nvidia\n"
 					  "lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n"
 					  "lxc.mount.entry: /dev/nvidia-modeset dev/nvidia-modeset "
 					  "none bind,optional,create=file\n");
-	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "hooks-nvidia-privileged",
-		   "recipe-node-missing", NULL);
+	assert_ids(CT(), "recipe-lines", "hooks-nvidia-privileged", "recipe-node-missing", NULL);
 	/* Pending changes are not today's config, but are said as what the next start gets. */
 	put_file("/etc/pve/lxc/101.conf", "arch: amd64\n\n[pve:pending]\ndev0: /dev/nvidia0\n");
 	assert_ids(CT(), NULL);
@@ -615,10 +616,144 @@ static void nvidia_env_and_hook(void **state)
 	/* Privileged: hooks/nvidia exits, the start fails. */
 	pve_config("lxc.hook.mount: /usr/share/lxc/hooks/nvidia\n"
 		   "lxc.environment: NVIDIA_VISIBLE_DEVICES=all\n");
-	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "hooks-nvidia-privileged", NULL);
+	assert_ids(CT(), "recipe-lines", "hooks-nvidia-privileged", NULL); /* said once */
 	assert_non_null(strstr(finding(&found, "hooks-nvidia-privileged")->evidence,
 			       "101.conf:1: lxc.hook.mount: /usr/share/lxc/hooks/nvidia; no "
 			       "lxc.idmap nor unprivileged: 1"));
+	cleanup();
+}
+
+/* Majors: a stale one said once for its lines, inert where Proxmox allows all, another
+ * NVIDIA device's where uvm was meant, one next to a static device's. */
+static void recipe_majors(void **state)
+{
+	static const char uvm[] =
+	    "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm dev/nvidia-uvm none bind,create=file\n"
+	    "lxc.mount.entry: /dev/nvidia-uvm-tools dev/nvidia-uvm-tools none bind,create=file\n"
+	    "lxc.cgroup2.devices.allow: c 195:0 rwm\n"
+	    "lxc.cgroup2.devices.allow: c 195:255 rwm\n";
+	char text[1024];
+
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	/* 509 for uvm and uvm-tools: one finding naming both lines. */
+	snprintf(text, sizeof(text),
+		 "%slxc.cgroup2.devices.allow: c 509:0 rwm\n"
+		 "lxc.cgroup2.devices.allow: c 509:1 rwm\n",
+		 uvm);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "rule-stale", "recipe-rule-missing", NULL);
+	assert_non_null(strstr(finding(&found, "rule-stale")->evidence,
+			       "101.conf:7: lxc.cgroup2.devices.allow: c 509:0 rwm; "
+			       "/tmp"));
+	assert_non_null(strstr(finding(&found, "rule-stale")->evidence,
+			       "101.conf:8: lxc.cgroup2.devices.allow: c 509:1 rwm"));
+	/* 240 is nvidia-nvlink's today: written for uvm (238), which is denied. */
+	snprintf(text, sizeof(text),
+		 "%slxc.cgroup2.devices.allow: c 240:0 rwm\n"
+		 "lxc.cgroup2.devices.allow: c 240:1 rwm\n",
+		 uvm);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "rule-other-nvidia-major", NULL);
+	assert_non_null(strstr(finding(&found, "rule-other-nvidia-major")->summary,
+			       "allows major 240 for nvidia-uvm, but 240 is nvidia-nvlink's "
+			       "today and uvm's is 238"));
+	/* Near: the config gives nvlink's node, so 240 is its rule; uvm's is missing. */
+	snprintf(text, sizeof(text),
+		 "%slxc.cgroup2.devices.allow: c 240:* rwm\n"
+		 "dev0: /dev/nvidia-nvlink\n",
+		 uvm);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "recipe-rule-missing", NULL);
+	/* Near: uvm allowed, 240 only beside it: nothing said of it. */
+	snprintf(text, sizeof(text),
+		 "%slxc.cgroup2.devices.allow: c 238:* rwm\n"
+		 "lxc.cgroup2.devices.allow: c 240:* rwm\n",
+		 uvm);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", NULL);
+	/* A stale major beside nvram (misc, 10) and a Coral (120), which are absent here. */
+	pve_config("lxc.cgroup2.devices.allow: c 195:* rwm\n"
+		   "lxc.cgroup2.devices.allow: c 236:* rwm\n"
+		   "lxc.cgroup2.devices.allow: c 10:144 rwm\n"
+		   "lxc.cgroup2.devices.allow: c 120:* rwm\n"
+		   "lxc.mount.entry: /dev/nvram dev/nvram none bind,optional,create=file\n"
+		   "lxc.mount.entry: /dev/apex_0 dev/apex_0 none bind,optional,create=file\n"
+		   "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n");
+	assert_ids(CT(), "recipe-lines", "rule-stale", NULL);
+	/* Near: beside a device of a dynamic major whose module is not loaded, maybe its. */
+	pve_config("lxc.cgroup2.devices.allow: c 195:* rwm\n"
+		   "lxc.cgroup2.devices.allow: c 236:* rwm\n"
+		   "lxc.mount.entry: /dev/hailo0 dev/hailo0 none bind,optional,create=file\n"
+		   "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n");
+	assert_ids(CT(), "recipe-lines", NULL);
+	/* Unprivileged Proxmox: the stale rule is inert, said as info, not as an error. */
+	pve_config("unprivileged: 1\nlxc.cgroup2.devices.allow: c 195:* rwm\n"
+		   "lxc.cgroup2.devices.allow: c 509:* rwm\n"
+		   "lxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n");
+	assert_ids(CT(), "recipe-lines", "rules-inert", NULL);
+	cleanup();
+}
+
+/* devN: a directory, one path twice, modes wider or narrower than the host's. */
+static void recipe_devn(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	pve_config("unprivileged: 1\ndev0: /dev/nvidia-caps\ndev1: /dev/nvidia0,mode=0666\n");
+	assert_ids(CT(), "recipe-lines", "devn-not-device", NULL);
+	assert_non_null(strstr(finding(&found, "devn-not-device")->summary,
+			       "gives /dev/nvidia-caps by devN, which is a directory"));
+	pve_config("unprivileged: 1\ndev0: /dev/nvidia0,mode=0666\ndev1: /dev/nvidiactl,mode=0666\n"
+		   "dev2: /dev/nvidia0,mode=0666\n");
+	assert_ids(CT(), "recipe-lines", "devn-duplicate", NULL);
+	assert_non_null(strstr(finding(&found, "devn-duplicate")->summary,
+			       "gives /dev/nvidia0 twice, by dev0 and dev2"));
+	/* The MIG config cap is 0400 on the host: 0444 lets every user read it. */
+	pve_config("unprivileged: 1\ndev0: /dev/nvidia0,mode=0666\n"
+		   "dev1: /dev/nvidia-caps/nvidia-cap1,mode=0444\n"
+		   "dev2: /dev/nvidia-caps/nvidia-cap2,mode=0444\n");
+	assert_ids(CT(), "recipe-lines", "devn-mode-wider", NULL);
+	assert_non_null(strstr(finding(&found, "devn-mode-wider")->summary,
+			       "gives /dev/nvidia-caps/nvidia-cap1 mode 0444, where the host "
+			       "keeps it 0400: every user of the container can read it"));
+	/* Proxmox's default 0660 root:root, or root:44, where the host's are 0666. */
+	pve_config("unprivileged: 1\ndev0: /dev/nvidia0,gid=44\ndev1: /dev/nvidiactl,gid=44\n"
+		   "dev2: /dev/nvidia-caps/nvidia-cap1\n");
+	assert_ids(CT(), "recipe-lines", "devn-mode-narrower", NULL);
+	assert_non_null(strstr(finding(&found, "devn-mode-narrower")->summary,
+			       "gets 2 NVIDIA node(s) by devN as 0660 uid 0 gid 44"));
+	/* An option that is no number: what Proxmox makes of it is not guessed at. */
+	pve_config("unprivileged: 1\ndev0: /dev/nvidia0,mode=abc\ndev1: /dev/nvidiactl,mode=\n"
+		   "dev2: /dev/nvidia-caps/nvidia-cap1,mode=0444,gid=99999999999\n"
+		   "dev3: /dev/nvidia-caps/nvidia-cap2,mode=077777\n");
+	assert_ids(CT(), "recipe-lines", NULL);
+	cleanup();
+}
+
+/* A bind from a copy of a node kept outside /dev, gone or of another number today. */
+static void recipe_copies(void **state)
+{
+	char text[1024];
+
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	put_node("/copies/nvidia0", 195, 0, 0666, 0);
+	put_node("/copies/uvm", 509, 0, 0666, 0);
+	snprintf(text, sizeof(text),
+		 "lxc.mount.entry: %s/copies/nvidia0 dev/nvidia0 none bind,create=file\n"
+		 "lxc.mount.entry: %s/copies/uvm dev/nvidia-uvm none bind,create=file\n"
+		 "lxc.mount.entry: %s/copies/ctl dev/nvidiactl none bind,optional,create=file\n",
+		 root, root, root);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "bind-copy-stale", "bind-copy-stale",
+		   "recipe-rule-missing", NULL); /* privileged, no rule for the copy of nvidia0 */
+	assert_non_null(strstr(finding(&found, "bind-copy-stale")->summary,
+			       "/copies/uvm onto dev/nvidia-uvm, but it is c 509:0, and "
+			       "/dev/nvidia-uvm is c 238:0 today: the container gets another "
+			       "device there"));
 	cleanup();
 }
 
@@ -734,27 +869,18 @@ static void stale_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(recipe_lines),
-		cmocka_unit_test(driver),
-		cmocka_unit_test(excluded_gpu),
-		cmocka_unit_test(gsp_firmware),
-		cmocka_unit_test(uvm_and_hmm),
-		cmocka_unit_test(host_nodes),
-		cmocka_unit_test(daemons),
-		cmocka_unit_test(kernel_log),
-		cmocka_unit_test(cgroup_keys),
-		cmocka_unit_test(cgroup_keys_lxc7_pve9),
-		cmocka_unit_test(layout_assumed),
-		cmocka_unit_test(mount_entries),
-		cmocka_unit_test(unprivileged_mode),
-		cmocka_unit_test(hooks),
-		cmocka_unit_test(stale_rules),
-		cmocka_unit_test(refused_ini),
-		cmocka_unit_test(missing_container),
-		cmocka_unit_test(hook_inline_comment),
-		cmocka_unit_test(hook_host_nodes),
-		cmocka_unit_test(nvidia_env_and_hook),
-		cmocka_unit_test(privileged_unconfined),
+		cmocka_unit_test(recipe_lines),	     cmocka_unit_test(driver),
+		cmocka_unit_test(excluded_gpu),	     cmocka_unit_test(gsp_firmware),
+		cmocka_unit_test(uvm_and_hmm),	     cmocka_unit_test(host_nodes),
+		cmocka_unit_test(daemons),	     cmocka_unit_test(kernel_log),
+		cmocka_unit_test(cgroup_keys),	     cmocka_unit_test(cgroup_keys_lxc7_pve9),
+		cmocka_unit_test(layout_assumed),    cmocka_unit_test(mount_entries),
+		cmocka_unit_test(unprivileged_mode), cmocka_unit_test(hooks),
+		cmocka_unit_test(stale_rules),	     cmocka_unit_test(refused_ini),
+		cmocka_unit_test(missing_container), cmocka_unit_test(hook_inline_comment),
+		cmocka_unit_test(hook_host_nodes),   cmocka_unit_test(nvidia_env_and_hook),
+		cmocka_unit_test(recipe_majors),     cmocka_unit_test(recipe_devn),
+		cmocka_unit_test(recipe_copies),     cmocka_unit_test(privileged_unconfined),
 		cmocka_unit_test(commented_block),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
