@@ -2,9 +2,10 @@
 /*
  * Implemented in lib/check/checkhost.c (the host), lib/check/checkconfig.c (a container's
  * config), lib/check/checkrecipe.c (its recipe lines), lib/check/checklines.c (its hooks
- * that break or harm), lib/check/checkdevn.c (its devN lines), lib/check/checkdriver.c (the
- * driver's user space it is given, and the read of its rootfs) and lib/check/checktoolkit.c
- * (what NVIDIA's container toolkit and Docker left in it).
+ * that break or harm), lib/check/checkdevn.c (its devN lines), lib/check/checkbinds.c (its
+ * binds of whole directories), lib/check/checkselector.c (the GPUs its NVIDIA_VISIBLE_DEVICES
+ * names), lib/check/checkdriver.c (the driver's user space it is given, and the read of its
+ * rootfs) and lib/check/checktoolkit.c (what NVIDIA's container toolkit and Docker left in it).
  */
 #ifndef GP_CHECK_H
 #define GP_CHECK_H
@@ -96,5 +97,19 @@ void gp_check_lines(const char *name, const struct gp_recipe *rec, struct gp_fin
  * out the container's users the host lets in.
  */
 void gp_check_devn(const char *name, const struct gp_recipe *rec, struct gp_findings *f);
+
+/*
+ * Its NVIDIA_VISIBLE_DEVICES, where a hook reads it (lib/check/checkselector.c): each GPU
+ * index, GPU or MIG UUID, MIG-GPU-UUID/GI/CI the host lacks today.
+ */
+void gp_check_selector(const struct gp_check_run *run, const char *name,
+		       const struct gp_recipe *rec, struct gp_findings *f);
+
+/*
+ * Its binds of whole directories (lib/check/checkbinds.c): /dev/nvidia-caps or /dev/dri (every
+ * GPU's nodes), the host's system library directory over the container's.
+ */
+void gp_check_binds(const struct gp_check_run *run, const char *name, const struct gp_recipe *rec,
+		    struct gp_findings *f);
 
 #endif

@@ -368,6 +368,7 @@ static int check_config(const struct gp_check_run *run, const char *name, const 
 	gp_check_recipe(run, name, rec, attached ? &conf : NULL, f);
 	gp_check_lines(name, rec, f);
 	gp_check_devn(name, rec, f);
+	gp_check_binds(run, name, rec, f);
 	if (!attached)
 		gp_ini_init(&conf);
 	if (gp_hostconf_load(run->ctx, &host) == 0) {

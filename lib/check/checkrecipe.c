@@ -601,28 +601,14 @@ static bool is_nvidia_env(const struct gp_recipe_line *l)
 		strncmp(l->cfg->value, "NVIDIA_DRIVER_CAPABILITIES=", 27) == 0);
 }
 
-/* A hook of today's config that reads them: hooks/nvidia, or one whose value names them. */
-static bool env_read(const struct gp_cfglines *cfg)
-{
-	for (size_t i = 0; i < cfg->n; i++) {
-		const struct gp_cfgline *l = &cfg->v[i];
-
-		if (strncmp(l->key, "lxc.hook.", 9) == 0 && !l->pending &&
-		    (strstr(l->value, "/hooks/nvidia") ||
-		     strstr(l->value, "NVIDIA_VISIBLE_DEVICES") ||
-		     strstr(l->value, "NVIDIA_DRIVER_CAPABILITIES")))
-			return true;
-	}
-	return false;
-}
-
 static void check_env_unread(const struct recipe_check *c)
 {
 	struct gp_finding *x;
 	char lines[768];
 	size_t n;
 
-	if (!(n = list_lines(c, is_nvidia_env, lines, sizeof(lines))) || env_read(c->rec->cfg) ||
+	if (!(n = list_lines(c, is_nvidia_env, lines, sizeof(lines))) ||
+	    gp_recipe_env_read(c->rec->cfg) ||
 	    !(x = gp_findings_add(c->f, GP_FINDING_NVIDIA_ENV_UNREAD)))
 		return;
 	GP_SET(x->summary,
@@ -676,5 +662,6 @@ void gp_check_recipe(const struct gp_check_run *run, const char *name, const str
 	check_optional(&c);
 	check_uvm_tools(&c);
 	check_env_unread(&c);
+	gp_check_selector(run, name, rec, f);
 	free(rules);
 }

@@ -557,6 +557,20 @@ static int format_selection(const struct gp_host *host, const bool chosen[GP_MAX
 	return 0;
 }
 
+bool gp_recipe_env_read(const struct gp_cfglines *cfg)
+{
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct gp_cfgline *l = &cfg->v[i];
+
+		if (strncmp(l->key, "lxc.hook.", 9) == 0 && !l->pending &&
+		    (strstr(l->value, "/hooks/nvidia") ||
+		     strstr(l->value, "NVIDIA_VISIBLE_DEVICES") ||
+		     strstr(l->value, "NVIDIA_DRIVER_CAPABILITIES")))
+			return true;
+	}
+	return false;
+}
+
 int gp_recipe_selection(const struct gp_recipe *r, const struct gp_host *host, char *out,
 			size_t size)
 {

@@ -70,6 +70,9 @@ bool gp_recipe_gives_nodes(const struct gp_recipe_line *l);
 /* A line of today's config (not pending) that gives a node, or binds onto one gpu-hook binds. */
 bool gp_recipe_gives_now(const struct gp_recipe_line *l);
 
+/* A hook of today's config reads NVIDIA_* variables: hooks/nvidia, or one that names them. */
+bool gp_recipe_env_read(const struct gp_cfglines *cfg);
+
 /*
  * The GPUs the recipe gave, as a --gpus selection ("all" or nvidia-smi indices "0,2"),
  * from its node binds and devN, or NVIDIA_VISIBLE_DEVICES. 0; -ENOENT when it names none;

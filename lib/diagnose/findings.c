@@ -396,6 +396,19 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					 "outside /dev that is gone or is not today's node: the "
 					 "container gets no GPU there, or another device",
 					 NULL },
+	[GP_FINDING_SELECTOR_ABSENT] = { "selector-absent", GP_SEV_ERROR,
+					 "an NVIDIA_VISIBLE_DEVICES that a hook reads names a GPU "
+					 "or MIG instance this host lacks: the hook fails the "
+					 "start",
+					 NULL },
+	[GP_FINDING_BIND_DEVICE_DIR] = { "bind-device-dir", GP_SEV_WARNING,
+					 "a bind of the whole /dev/nvidia-caps or /dev/dri: every "
+					 "GPU's caps or DRM nodes, those added later too",
+					 NULL },
+	[GP_FINDING_BIND_HOST_LIBDIR] = { "bind-host-libdir", GP_SEV_ERROR,
+					  "a bind of the host's system library directory over the "
+					  "container's: its programs run on the host's C library",
+					  NULL },
 	/* probe --deep: each capability proven on each GPU (lib/diagnose/diagnosedeep.c) */
 	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
 					"a CUDA call of --deep's compute test failed (device, "

@@ -733,6 +733,86 @@ static void recipe_devn(void **state)
 	cleanup();
 }
 
+/* A selector a hook reads that names a GPU or MIG instance the host lacks; near: it has it. */
+#define GPU0_UUID "GPU-6ac7d90a-d0ef-add9-a6da-a7095d8b6460" /* h200-580-open's */
+
+static void recipe_selector(void **state)
+{
+	static const char *hook = "unprivileged: 1\nlxc.hook.mount: /usr/share/lxc/hooks/nvidia\n";
+	char text[512];
+
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	snprintf(text, sizeof(text), "%slxc.environment: NVIDIA_VISIBLE_DEVICES=0, 3,GPU-0000\n",
+		 hook);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "selector-absent", NULL);
+	assert_non_null(strstr(finding(&found, "selector-absent")->summary,
+			       "names \"3\", \"GPU-0000\", which this host lacks (no GPU has "
+			       "index 3)"));
+	assert_non_null(strstr(finding(&found, "selector-absent")->evidence,
+			       "101.conf:3: lxc.environment: NVIDIA_VISIBLE_DEVICES=0, 3,GPU-0000; "
+			       "the host has GPU 0 only"));
+	/* MIG: no instance on this host; then gi 1 ci 0 made on GPU 0 (minor 0). */
+	snprintf(text, sizeof(text), "%slxc.environment: NVIDIA_VISIBLE_DEVICES=MIG-%s/1/0\n", hook,
+		 GPU0_UUID);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "selector-absent", NULL);
+	assert_non_null(strstr(finding(&found, "selector-absent")->summary,
+			       "(GPU 0 has no MIG instance gi 1 ci 0)"));
+	snprintf(text, sizeof(text), "%slxc.environment: NVIDIA_VISIBLE_DEVICES=MIG-0a1b2c\n",
+		 hook);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", "selector-absent", NULL);
+	put_file("/proc/driver/nvidia/capabilities/gpu0/mig/gi1/access", "DeviceFileMinor: 12\n");
+	put_file("/proc/driver/nvidia/capabilities/gpu0/mig/gi1/ci0/access",
+		 "DeviceFileMinor: 13\n");
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", NULL); /* a MIG UUID: NVML knows */
+	snprintf(text, sizeof(text),
+		 "%slxc.environment: NVIDIA_VISIBLE_DEVICES=MIG-%s/1/0,%s,all,void\n", hook,
+		 GPU0_UUID, GPU0_UUID);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "other-gpu-hook", NULL);
+	/* No hook reads it: nvidia-env-unread, not a failed start. */
+	pve_config("unprivileged: 1\nlxc.environment: NVIDIA_VISIBLE_DEVICES=3\n");
+	assert_ids(CT(), "nvidia-env-unread", NULL);
+	cleanup();
+}
+
+/* Whole directories bound: every GPU's caps or DRM nodes, the host's libraries over the CT's. */
+static void recipe_binds(void **state)
+{
+	(void)state;
+	host_fixture("h200-580-open", NULL);
+	put_node("/dev/dri/card0", 226, 0, 0660, 44);
+	put_node("/dev/dri/renderD128", 226, 128, 0666, 0);
+	pve_config("unprivileged: 1\n"
+		   "lxc.mount.entry: /dev/nvidia-caps dev/nvidia-caps none bind,create=dir\n"
+		   "lxc.mount.entry: /dev/dri/ dev/dri none bind,optional,create=dir\n");
+	assert_ids(CT(), "recipe-lines", "bind-device-dir", "bind-device-dir", NULL);
+	assert_non_null(
+	    strstr(finding(&found, "bind-device-dir")->summary,
+		   "binds the whole /dev/nvidia-caps: 2 node(s) today, the MIG config cap"));
+	pve_config("unprivileged: 1\n"
+		   "lxc.mount.entry: /usr/lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu none "
+		   "bind,ro 0 0\n"
+		   "lxc.mount.entry: /usr/lib/ /usr/lib/ none rbind,ro 0 0\n");
+	assert_ids(CT(), "bind-host-libdir", "bind-host-libdir", NULL);
+	assert_non_null(strstr(
+	    finding(&found, "bind-host-libdir")->summary,
+	    "binds the host's /usr/lib/x86_64-linux-gnu over its own /usr/lib/x86_64-linux-gnu"));
+	/* Near: one GPU's render node, a library directory of NVIDIA's, or the host's kept aside.
+	 */
+	pve_config(
+	    "unprivileged: 1\n"
+	    "lxc.mount.entry: /dev/dri/renderD128 dev/dri/renderD128 none bind,create=file\n"
+	    "lxc.mount.entry: /usr/lib/x86_64-linux-gnu/nvidia/current "
+	    "usr/lib/x86_64-linux-gnu/nvidia/current none bind,ro,create=dir\n"
+	    "lxc.mount.entry: /usr/lib/x86_64-linux-gnu mnt/host-lib none bind,ro,create=dir\n");
+	assert_ids(CT(), NULL);
+	cleanup();
+}
+
 /* A bind from a copy of a node kept outside /dev, gone or of another number today. */
 static void recipe_copies(void **state)
 {
@@ -880,7 +960,8 @@ int main(void)
 		cmocka_unit_test(missing_container), cmocka_unit_test(hook_inline_comment),
 		cmocka_unit_test(hook_host_nodes),   cmocka_unit_test(nvidia_env_and_hook),
 		cmocka_unit_test(recipe_majors),     cmocka_unit_test(recipe_devn),
-		cmocka_unit_test(recipe_copies),     cmocka_unit_test(privileged_unconfined),
+		cmocka_unit_test(recipe_copies),     cmocka_unit_test(recipe_selector),
+		cmocka_unit_test(recipe_binds),	     cmocka_unit_test(privileged_unconfined),
 		cmocka_unit_test(commented_block),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
