@@ -3,7 +3,8 @@
  * Implemented in lib/check/checkhost.c (the host), lib/check/checkconfig.c (a container's
  * config), lib/check/checkrecipe.c (its recipe lines), lib/check/checklines.c (its hooks
  * that break or harm), lib/check/checkdevn.c (its devN lines), lib/check/checkbinds.c (its
- * binds of whole directories), lib/check/checkselector.c (the GPUs its NVIDIA_VISIBLE_DEVICES
+ * binds of whole directories), lib/check/checkrestart.c (its injected driver, the day after an
+ * update), lib/check/checkselector.c (the GPUs its NVIDIA_VISIBLE_DEVICES
  * names), lib/check/checkdriver.c (the driver's user space it is given, and the read of its
  * rootfs) and lib/check/checktoolkit.c (what NVIDIA's container toolkit and Docker left in it).
  */
@@ -14,6 +15,7 @@
 #include <stddef.h>
 
 #include "base/ctx.h"
+#include "check/restart.h"
 #include "diagnose/findings.h"
 #include "driver/hoststate.h"
 #include "driver/runtime.h"
@@ -111,5 +113,16 @@ void gp_check_selector(const struct gp_check_run *run, const char *name,
  */
 void gp_check_binds(const struct gp_check_run *run, const char *name, const struct gp_recipe *rec,
 		    struct gp_findings *f);
+
+/*
+ * Where it runs with the driver injected (lib/check/checkrestart.c, judged by restart.h):
+ * files the host has replaced since its start, a module of another version loaded since,
+ * or a host whose files are no longer at the loaded module's version (reboot first).
+ */
+enum gp_restart_need gp_check_restart(const struct gp_check_run *run, const char *name,
+				      const struct gp_ini *conf, struct gp_findings *f);
+/* The finding of a need judged (none for GP_RESTART_NONE). */
+void gp_check_restart_say(const char *name, const struct gp_restart *r, const struct gp_host *host,
+			  struct gp_findings *f);
 
 #endif

@@ -13,6 +13,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "check/check.h"
+#include "check/restart.h"
 #include "check/rootfsread.h"
 #include "config/ini.h"
 #include "host/userspace.h"
@@ -196,10 +197,12 @@ void gp_check_driver(const struct gp_check_run *run, const char *name, const str
 		GP_SET(x->evidence, "%s: inject = yes, mode = devn", conf->path);
 		GP_SET(x->fix, "gpu-provision attach %s --mode hook, or --no-inject", name);
 	}
-	if (conf->inject == GP_INJECT_YES && run->hs.host.driver_loaded) {
+	/* Where it must not restart before the host, reboot-pending says why a start fails. */
+	if (gp_check_restart(run, name, conf, f) != GP_RESTART_REBOOT_FIRST &&
+	    conf->inject == GP_INJECT_YES && run->hs.host.driver_loaded)
 		check_capabilities(run, name, conf, f);
+	if (conf->inject == GP_INJECT_YES && run->hs.host.driver_loaded)
 		check_host_versions(run, f);
-	}
 	if (!rootfs || !run->hs.host.driver_loaded)
 		return;
 	if (r && r->status < 0)

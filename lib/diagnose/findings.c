@@ -409,6 +409,23 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					  "a bind of the host's system library directory over the "
 					  "container's: its programs run on the host's C library",
 					  NULL },
+	/* check NAME: a running container's injected driver after an update (checkrestart.c) */
+	[GP_FINDING_DRIVER_REPLACED] = { "driver-replaced", GP_SEV_WARNING,
+					 "a running container's injected driver files were "
+					 "replaced "
+					 "on the host at the module's version: it runs the removed "
+					 "ones until it restarts",
+					 NULL },
+	[GP_FINDING_DRIVER_VERSION_STALE] = { "driver-version-stale", GP_SEV_ERROR,
+					      "a running container's injected libraries are of "
+					      "another version than the module loaded since: CUDA "
+					      "fails until it restarts",
+					      NULL },
+	[GP_FINDING_REBOOT_PENDING] = { "reboot-pending", GP_SEV_WARNING,
+					"a running container's driver files were replaced by "
+					"another version than the loaded module's: a start now is "
+					"refused; the host reboots first",
+					NULL },
 	/* probe --deep: each capability proven on each GPU (lib/diagnose/diagnosedeep.c) */
 	[GP_FINDING_COMPUTE_FAILED] = { "compute-failed", GP_SEV_ERROR,
 					"a CUDA call of --deep's compute test failed (device, "
