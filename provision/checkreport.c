@@ -238,6 +238,34 @@ static void print_capabilities(FILE *out, const struct gp_check_subject *subj, i
 		}
 }
 
+static bool has(const struct gp_findings *f, enum gp_finding_id id)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].id == gp_finding_kinds[id].id)
+			return true;
+	return false;
+}
+
+/* The day after a driver update, per container: from its findings (lib/check/checkrestart.c). */
+static void print_restart(FILE *out, const struct gp_check_subject *subj, int n)
+{
+	fprintf(out, "# HELP gpu_provision_restart_needed What each container needs after a driver "
+		     "update: 0 nothing, 1 a restart (gpu-provision sync --restart), 2 the host's "
+		     "reboot first.\n"
+		     "# TYPE gpu_provision_restart_needed gauge\n");
+	for (int i = 0; i < n; i++) {
+		const struct gp_findings *f = &subj[i].f;
+		int need =
+		    has(f, GP_FINDING_REBOOT_PENDING) ? 2
+		    : has(f, GP_FINDING_DRIVER_REPLACED) || has(f, GP_FINDING_DRIVER_VERSION_STALE)
+			? 1
+			: 0;
+
+		fprintf(out, "gpu_provision_restart_needed{container=\"%s\"} %d\n", subj[i].name,
+			need);
+	}
+}
+
 /*
  * The node_exporter textfile format: the findings by severity (all, the host's, each
  * container's) and each probed container's probe status. Container names are checked
@@ -302,6 +330,7 @@ static void print_prometheus(FILE *out, const struct gp_findings *host,
 				"gpu_provision_probe_status{container=\"%s\",status=\"%s\"} %d\n",
 				subj[i].name, statuses[k], strcmp(subj[i].probe, statuses[k]) == 0);
 	print_capabilities(out, subj, n);
+	print_restart(out, subj, n);
 	if (cluster)
 		print_cluster_gauges(out, cluster);
 }

@@ -40,6 +40,7 @@ struct gp_cli {
 	bool pve;
 	bool all;
 	bool cluster; /* list: every node's containers (Proxmox VE) */
+	bool restart; /* sync: restart those whose injected driver the host replaced */
 	const char *template_name;
 	const char *config_file;
 	const char *ostemplate;

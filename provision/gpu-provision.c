@@ -37,8 +37,10 @@ static const struct gp_command commands[] = {
 	  "run cuInit inside the running container and explain the result; --deep: prove "
 	  "compute, NVML, video and Vulkan too; --nested: in a nested container of IMAGE",
 	  "root lxcpath confdir timeout deep nested runtime json", gp_cmd_probe },
-	{ "sync", "NAME|--all", "rewrite rules and plans for today's majors and GPUs",
-	  "root lxcpath confdir pve all dry-run", gp_cmd_sync },
+	{ "sync", "NAME|--all [--restart]",
+	  "rewrite rules and plans for today's majors and GPUs; --restart: restart, one by one, "
+	  "the running ones whose injected driver the host has replaced",
+	  "root lxcpath confdir pve all restart timeout dry-run", gp_cmd_sync },
 	{ "list", "[--cluster]",
 	  "the containers with GPUs, their mode, state and last probe (deep too); --cluster: "
 	  "every node's, with its node",
@@ -91,7 +93,8 @@ static const struct cli_option cli_options[] = {
 	OPT("container", SET_STRING, container, "NAME", "follow this container's [uvm] policy"),
 	OPT("modules-only", SET_FLAG, modules_only, NULL, "the modules only, no device nodes"),
 	OPT("timeout", SET_TIMEOUT, timeout, "SECONDS",
-	    "the probe's deadline (default: [probe] timeout, 30)"),
+	    "the probe's deadline (default: [probe] timeout, 30); sync --restart: a "
+	    "container's shutdown's (default 30)"),
 	OPT("deep", SET_FLAG, deep, NULL,
 	    "prove each capability too: a kernel, NVML, NVDEC, NVENC, Vulkan (default: [probe] "
 	    "deep)"),
@@ -115,6 +118,9 @@ static const struct cli_option cli_options[] = {
 	OPT("no-nesting", SET_FLAG, no_nesting, NULL, "take out the nesting attach gave"),
 	OPT("pve", SET_FLAG, pve, NULL, "treat containers as Proxmox VE's (found by /etc/pve/lxc)"),
 	OPT("all", SET_FLAG, all, NULL, "every container with an ini"),
+	OPT("restart", SET_FLAG, restart, NULL,
+	    "sync: restart the running containers whose injected driver the host has replaced "
+	    "(check: driver-replaced, driver-version-stale)"),
 	OPT("cluster", SET_FLAG, cluster, NULL,
 	    "Proxmox VE: the GPU containers of every node of the cluster"),
 	OPT("template", SET_STRING, template_name, "T",

@@ -10,6 +10,7 @@
 #include "base/exitcode.h"
 #include "base/paths.h"
 #include "base/util.h"
+#include "check/restart.h"
 #include "cluster/cluster.h"
 #include "commands.h"
 #include "config/ini.h"
@@ -25,6 +26,7 @@ struct row {
 	char state[16];
 	char verdict[48];
 	char deep[256]; /* the last --deep's "compute=ok,...", or "" */
+	enum gp_restart_need restart;
 };
 
 static void container_state(const struct gp_cli *cli, const char *name, char *out, size_t size)
@@ -52,8 +54,10 @@ static void add_given(const struct gp_cli *cli, const char *name, struct row *r)
 		snprintf(r->devices + len, sizeof(r->devices) - len, ")");
 }
 
-static void list_row(const struct gp_cli *cli, bool pve, const char *name, struct row *r)
+static void list_row(const struct gp_cli *cli, const struct gp_restart_host *h, const char *name,
+		     struct row *r)
 {
+	bool pve = cli->ctx.pve;
 	struct gp_ini conf;
 	bool portable = false;
 	struct gp_verdict v;
@@ -70,6 +74,13 @@ static void list_row(const struct gp_cli *cli, bool pve, const char *name, struc
 		snprintf(r->mode, sizeof(r->mode), "?");
 	}
 	container_state(cli, name, r->state, sizeof(r->state));
+	r->restart = GP_RESTART_NONE;
+	if (strcmp(r->state, "RUNNING") == 0) {
+		struct gp_restart judged;
+
+		gp_restart_judge_container(&cli->ctx, h, name, &judged);
+		r->restart = judged.need;
+	}
 	if (portable && strcmp(r->state, "RUNNING") == 0)
 		add_given(cli, name, r);
 	r->deep[0] = '\0';
@@ -132,6 +143,8 @@ static struct json_object *row_json(const struct row *r)
 	json_object_object_add(o, "state", json_object_new_string(r->state));
 	json_object_object_add(o, "probe", json_object_new_string(r->verdict));
 	json_object_object_add(o, "deep", r->deep[0] ? deep_json(r->deep) : NULL);
+	json_object_object_add(o, "restart",
+			       json_object_new_string(gp_restart_need_name(r->restart)));
 	return o;
 }
 
@@ -144,6 +157,21 @@ static void escape_devices(const char *devices, char *out, size_t size)
 	gp_escape(out, size, devices, strlen(devices), false);
 }
 
+/* The day after a driver update: what the row's container needs, for people. */
+static const char *restart_text(enum gp_restart_need need)
+{
+	switch (need) {
+	case GP_RESTART_REPLACED:
+		return "; restart: the host replaced its driver files";
+	case GP_RESTART_VERSION:
+		return "; restart: its driver is not the loaded module's";
+	case GP_RESTART_REBOOT_FIRST:
+		return "; reboot the host first: its driver files were replaced";
+	default:
+		return "";
+	}
+}
+
 static void print_row(const struct row *r)
 {
 	char deep[320] = "", devices[4 * sizeof(r->devices)];
@@ -151,8 +179,8 @@ static void print_row(const struct row *r)
 	if (r->deep[0])
 		deep_text(r->deep, deep, sizeof(deep));
 	escape_devices(r->devices, devices, sizeof(devices));
-	printf("%-12s %-28s %-9s %-8s %s%s\n", r->name, devices, r->mode, r->state, r->verdict,
-	       deep);
+	printf("%-12s %-28s %-9s %-8s %s%s%s\n", r->name, devices, r->mode, r->state, r->verdict,
+	       deep, restart_text(r->restart));
 }
 
 /* --cluster: one row per GPU container of the cluster, with its node. */
@@ -258,7 +286,7 @@ static int list_cluster(const struct gp_cli *cli)
 
 int gp_cmd_list(const struct gp_cli *cli)
 {
-	bool pve = cli->ctx.pve;
+	_cleanup_free_ struct gp_restart_host *h = NULL;
 	struct json_object *arr;
 	char **names = NULL;
 	int n;
@@ -272,12 +300,18 @@ int gp_cmd_list(const struct gp_cli *cli)
 		json_object_put(arr);
 		return GP_EXIT_FAILED;
 	}
+	if (!(h = calloc(1, sizeof(*h)))) {
+		json_object_put(arr);
+		gp_containers_free(names, n);
+		return GP_EXIT_FAILED;
+	}
+	gp_restart_host_read(&cli->ctx, h);
 	if (!cli->json)
 		printf("%-12s %-28s %-9s %-8s %s\n", "NAME", "GPUS", "MODE", "STATE", "LAST PROBE");
 	for (int i = 0; i < n; i++) {
 		struct row r;
 
-		list_row(cli, pve, names[i], &r);
+		list_row(cli, h, names[i], &r);
 		if (cli->json)
 			json_object_array_add(arr, row_json(&r));
 		else
@@ -287,5 +321,6 @@ int gp_cmd_list(const struct gp_cli *cli)
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
 	json_object_put(arr);
 	gp_containers_free(names, n);
+	gp_restart_host_free(h);
 	return 0;
 }
