@@ -87,7 +87,7 @@ enum gp_restart_need gp_check_restart(const struct gp_check_run *run, const char
 {
 	struct gp_restart r;
 
-	gp_restart_judge(run->ctx, &run->hs.host, name, conf->capabilities, &r);
+	gp_restart_judge(run->ctx, &run->hs.host, name, conf, &r);
 	gp_check_restart_say(name, &r, &run->hs.host, f);
 	return r.need;
 }

@@ -51,28 +51,43 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* A mount table's line: its root and mount point (fields 4 and 5), or false. */
+static bool root_and_point(const char *at, size_t n, char *copy, size_t size, char **root,
+			   char **point)
+{
+	char *words[5];
+
+	if (n >= size)
+		return false; /* a mount point longer than a line of ours is no bind of ours */
+	memcpy(copy, at, n);
+	copy[n] = '\0';
+	if (gp_split_words(copy, words, 5) < 5)
+		return false;
+	*root = words[3];
+	*point = words[4];
+	return true;
+}
+
 size_t gp_restart_count_replaced(const char *mountinfo, const struct gp_inject *inj, size_t *bound,
 				 char *example, size_t size)
 {
 	/* The last mount of each file is what the container sees there. */
-	char *seen = calloc(inj->n ? inj->n : 1, 1);
-	size_t replaced = 0;
+	char *seen = calloc(inj->n ? inj->n : 1, 1), line[1024];
+	const char *pos = mountinfo, *end = mountinfo + strlen(mountinfo), *at;
+	size_t replaced = 0, n;
 
 	*bound = 0;
 	if (size)
 		example[0] = '\0';
 	if (!seen)
 		return 0;
-	for (const char *line = mountinfo; line && *line;) {
-		const char *end = strchr(line, '\n');
-		char root[4096], point[4096];
+	while (gp_line_next(&pos, end, &at, &n)) {
 		const struct gp_inject_file *f;
+		char *root, *point;
 
-		/* id parent major:minor root mountpoint ...: root and mountpoint escape blanks */
-		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) == 2 &&
+		if (root_and_point(at, n, line, sizeof(line), &root, &point) &&
 		    (f = file_at(inj, point)))
 			seen[f - inj->v] = ends_with(root, DELETED) ? 2 : 1;
-		line = end ? end + 1 : NULL;
 	}
 	for (size_t i = 0; i < inj->n; i++) {
 		*bound += seen[i] != 0;
@@ -113,16 +128,18 @@ static void count_replaced(int pid, const struct gp_inject *inj, struct gp_resta
 }
 
 /* A start now gets every capability of caps from the host's files at the module's version. */
-static bool start_now_works(const struct gp_ctx *ctx, const struct gp_host *host, unsigned int caps,
-			    struct gp_inject *scratch)
+static bool start_now_works(const struct gp_ctx *ctx, const struct gp_host *host, unsigned int caps)
 {
+	_cleanup_free_ struct gp_inject *next = malloc(sizeof(*next));
 	struct gp_log_capture quiet;
 	int s;
 
+	if (!next)
+		return true; /* not known: nothing is refused for it */
 	gp_log_capture_start(&quiet);
-	s = gp_inject_select(ctx, host->version, caps, scratch);
+	s = gp_inject_select(ctx, host->version, caps, next);
 	gp_log_capture_stop(&quiet);
-	return s == 0 && gp_inject_lacking(scratch, caps) == 0;
+	return s == 0 && gp_inject_lacking(next, caps) == 0;
 }
 
 /* The version of the host's libcuda.so.1 now, whatever the module's is. */
@@ -146,7 +163,7 @@ static void userspace_version(const struct gp_ctx *ctx, const struct gp_host *ho
 }
 
 void gp_restart_judge(const struct gp_ctx *ctx, const struct gp_host *host, const char *name,
-		      unsigned int caps, struct gp_restart *r)
+		      const struct gp_ini *conf, struct gp_restart *r)
 {
 	_cleanup_free_ struct gp_inject *inj = malloc(sizeof(*inj));
 	_cleanup_free_ char *record = gp_inject_path(ctx->root, name);
@@ -164,10 +181,13 @@ void gp_restart_judge(const struct gp_ctx *ctx, const struct gp_host *host, cons
 		r->need = GP_RESTART_REPLACED;
 	else
 		return;
-	if (!start_now_works(ctx, host, caps, inj)) {
-		r->need = GP_RESTART_REBOOT_FIRST;
-		userspace_version(ctx, host, r);
-	}
+	r->start_refused =
+	    conf->inject == GP_INJECT_YES && !start_now_works(ctx, host, conf->capabilities);
+	if (!r->start_refused)
+		return;
+	userspace_version(ctx, host, r);
+	if (r->userspace[0] && strcmp(r->userspace, host->version) != 0)
+		r->need = GP_RESTART_REBOOT_FIRST; /* else check's own findings say why */
 }
 
 void gp_restart_host_read(const struct gp_ctx *ctx, struct gp_restart_host *h)
@@ -204,5 +224,5 @@ void gp_restart_judge_container(const struct gp_ctx *ctx, const struct gp_restar
 	if (!h->read || loaded < 0)
 		return;
 	gp_ini_merge_host(&conf, &h->defaults);
-	gp_restart_judge(ctx, &h->host, name, conf.capabilities, r);
+	gp_restart_judge(ctx, &h->host, name, &conf, r);
 }

@@ -31,17 +31,20 @@ struct gp_restart {
 	size_t replaced;    /* its binds of files since removed on the host */
 	size_t bound;	    /* its binds of the injected files, all */
 	char example[128];  /* the first replaced file's name there */
-	char userspace[32]; /* REBOOT_FIRST: the version of the host's libcuda now, or "" */
+	char userspace[32]; /* the host's libcuda's version now, where a start is refused */
+	bool start_refused; /* a start now is refused: REBOOT_FIRST, or what check names (a
+			       file untrusted, a capability lacking) */
 };
 
 /*
  * Judges the container name, where liblxc says it runs, against the host now: its start's
  * injection record, its init's mount table (/proc/PID/mountinfo: the kernel's, read
- * bounded), and whether a start now would get every capability of caps at the module's
- * version. Never fails: what cannot be read is GP_RESTART_NONE.
+ * bounded; one it cannot read counts no file replaced), and whether a start now, as conf
+ * asks, would get its capabilities at the module's version. Never fails: a container
+ * without a record, or not running, is GP_RESTART_NONE.
  */
 void gp_restart_judge(const struct gp_ctx *ctx, const struct gp_host *host, const char *name,
-		      unsigned int caps, struct gp_restart *r);
+		      const struct gp_ini *conf, struct gp_restart *r);
 
 /* What each container of a command is judged against: the host's driver and its defaults. */
 struct gp_restart_host {

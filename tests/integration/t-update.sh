@@ -6,6 +6,7 @@
 # update_ids NAME: check's findings of a driver update for the container, sorted.
 update_ids() {
 	gp --root "$WORK/$1.root" check "$1" --json >"$WORK/$1.json" || true
+	jq -e '.containers | length == 1' "$WORK/$1.json" >/dev/null || { echo "check $1 said no container"; return; }
 	jq -r '[.containers[].findings[].id | select(. == "driver-replaced" or . == "driver-version-stale" or . == "reboot-pending")] | sort | join(" ")' "$WORK/$1.json"
 }
 
@@ -31,6 +32,10 @@ test_update_files_replaced() {
 	lib=$r/usr/lib/x86_64-linux-gnu
 	cp "$lib/libcuda.so.$US" "$lib/.libcuda.new"
 	mv "$lib/.libcuda.new" "$lib/libcuda.so.$US"
+	# Another container of the host, started on the new file: nothing to restart.
+	new_container "$P" ur2
+	gp --root "$r" attach ur2 --gpus 0 --inject >/dev/null
+	start ur2
 	check "replaced" driver-replaced "$(update_ids ur)"
 	check "its summary" "ur runs 1 injected driver file(s) the host has since replaced at $US: it works on them until it restarts, and its next start gets the host's" \
 		"$(jq -r '.containers[].findings[] | select(.id == "driver-replaced") | .summary' "$WORK/ur.json")"
@@ -48,7 +53,12 @@ test_update_files_replaced() {
 	check "after" "" "$(update_ids ur)"
 	check "after: gauge" 0 "$(restart_gauge ur)"
 	in_ct "$P" ur nvidia-smi | grep -qF "nvmlInit_v2 0"
+	pid=$(init_of ur2)
+	check "the other: already right, not restarted" "ur2: already right" \
+		"$(gp --root "$r" sync ur2 --restart --timeout 2)"
+	check "the other: the same init" "$pid" "$(init_of ur2)"
 	stop ur
+	stop ur2
 }
 
 # A module of another version loaded since, its files installed: CUDA fails until the
