@@ -75,17 +75,6 @@ static bool node_exists(const char *path)
 	return lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
-static bool has_option(const char *options, const char *word)
-{
-	char copy[512];
-
-	snprintf(copy, sizeof(copy), "%s", options);
-	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		if (strcmp(t, word) == 0)
-			return true;
-	return false;
-}
-
 bool gp_recipe_node_rdev(const struct gp_host *h, const char *node, unsigned int *major,
 			 unsigned int *minor)
 {
@@ -144,7 +133,7 @@ static bool classify_bind(const char *root, const struct gp_host *host, const st
 		return false;
 	snprintf(l->node, sizeof(l->node), "%.63s", t ? t : node);
 	host_source(root, src, l->source, sizeof(l->source));
-	l->optional = has_option(options, "optional");
+	l->optional = gp_cfg_mount_option(options, "optional");
 	l->in_the_way = t != NULL;
 	l->copy = !starts_with(src, "/dev/") && !node;
 	l->gpu_minor = -1;

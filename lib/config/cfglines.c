@@ -182,6 +182,17 @@ bool gp_cfg_source(const struct gp_cfgline *l, char *out, size_t size)
 	return true;
 }
 
+bool gp_cfg_mount_option(const char *options, const char *word)
+{
+	char copy[512];
+
+	snprintf(copy, sizeof(copy), "%s", options);
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (strcmp(t, word) == 0)
+			return true;
+	return false;
+}
+
 int gp_cfg_devn_option(const struct gp_cfgline *l, const char *name, unsigned int *value)
 {
 	char copy[512], extra;
@@ -190,6 +201,8 @@ int gp_cfg_devn_option(const struct gp_cfgline *l, const char *name, unsigned in
 
 	if (sscanf(l->key, "dev%u%c", &idx, &extra) != 1)
 		return 0;
+	if (l->too_long)
+		return -1; /* cut: what it gives is not known */
 	snprintf(copy, sizeof(copy), "%s", l->value);
 	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t;
 	     t = strtok_r(NULL, ",", &save)) {

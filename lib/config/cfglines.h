@@ -62,10 +62,14 @@ bool gp_cfgline_is(const struct gp_cfgline *l, const char *text);
  */
 bool gp_cfg_source(const struct gp_cfgline *l, char *out, size_t size);
 
+/* An lxc.mount.entry's options (its fourth field) hold word ("bind", "optional"). */
+bool gp_cfg_mount_option(const char *options, const char *word);
+
 /*
  * A Proxmox devN's option name ("mode", "uid", "gid") into value (mode read in octal, the
  * others in decimal): 1 where given, 0 where the line is no devN or does not give it, -1
- * where it is given but is no such number ("mode=abc", "mode=", "mode=77777").
+ * where it is given but is no such number ("mode=abc", "mode=", "mode=77777"), or the line
+ * was cut.
  */
 int gp_cfg_devn_option(const struct gp_cfgline *l, const char *name, unsigned int *value);
 

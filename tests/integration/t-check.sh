@@ -40,6 +40,13 @@ test_check_container_config() {
 	check "all findings" "" "$(all_ids)"
 	check "hook present" 0 "$(has_finding hook-missing)"
 	check "rules current" 0 "$(has_finding rule-stale)"
+	# The busybox template binds the host's /lib and /usr/lib over empty directories of its
+	# rootfs: nothing of its own hidden, silent above. A file of its own there is hidden.
+	grep -qx "lxc.mount.entry = /usr/lib usr/lib none ro,bind 0 0" "$P/chk/config"
+	touch "$P/chk/rootfs/usr/lib/own.so"
+	check_json "$WORK/chk" chk
+	check "its own library hidden" chk:bind-host-libdir "$(all_ids)"
+	rm "$P/chk/rootfs/usr/lib/own.so"
 	sed -i 's/^238 nvidia-uvm/509 nvidia-uvm/' "$WORK/chk/proc/devices"
 	check_json "$WORK/chk" chk
 	check "stale uvm rules" 2 "$(has_finding rule-stale)"

@@ -786,6 +786,7 @@ static void recipe_binds(void **state)
 	host_fixture("h200-580-open", NULL);
 	put_node("/dev/dri/card0", 226, 0, 0660, 44);
 	put_node("/dev/dri/renderD128", 226, 128, 0666, 0);
+	put_file("/dev/dri/by-path/README", "a directory of links, no node\n");
 	pve_config("unprivileged: 1\n"
 		   "lxc.mount.entry: /dev/nvidia-caps dev/nvidia-caps none bind,create=dir\n"
 		   "lxc.mount.entry: /dev/dri/ dev/dri none bind,optional,create=dir\n");
@@ -793,6 +794,8 @@ static void recipe_binds(void **state)
 	assert_non_null(
 	    strstr(finding(&found, "bind-device-dir")->summary,
 		   "binds the whole /dev/nvidia-caps: 2 node(s) today, the MIG config cap"));
+	assert_non_null(
+	    strstr(found.v[found.n - 1].summary, "binds the whole /dev/dri: 2 node(s) today"));
 	pve_config("unprivileged: 1\n"
 		   "lxc.mount.entry: /usr/lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu none "
 		   "bind,ro 0 0\n"
