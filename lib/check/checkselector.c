@@ -91,16 +91,6 @@ static bool lacks(const char *root, const struct gp_host *h, const char *word, c
 	return false;
 }
 
-static void describe_gpus(const struct gp_host *h, char *out, size_t size)
-{
-	if (h->ngpus == 0)
-		snprintf(out, size, "the host has no NVIDIA GPU");
-	else if (h->ngpus == 1)
-		snprintf(out, size, "the host has GPU 0 only");
-	else
-		snprintf(out, size, "the host has GPUs 0-%zu", h->ngpus - 1);
-}
-
 static void say_lacking(const char *name, const struct gp_recipe *rec,
 			const struct gp_recipe_line *l, const struct gp_host *h, const char *words,
 			const char *why, struct gp_findings *f)
@@ -111,7 +101,7 @@ static void say_lacking(const char *name, const struct gp_recipe *rec,
 	if (!(x = gp_findings_add(f, GP_FINDING_SELECTOR_ABSENT)))
 		return;
 	gp_cfgline_where(rec->cfg, l->cfg, where, sizeof(where));
-	describe_gpus(h, gpus, sizeof(gpus));
+	gp_host_describe_indexes(h, gpus, sizeof(gpus));
 	GP_SET(x->summary,
 	       "%s's NVIDIA_VISIBLE_DEVICES names %s, which this host lacks (%s): the hook that "
 	       "reads it fails, and the start with it",

@@ -294,3 +294,13 @@ int gp_caps_lookup(const struct gp_caps_table *caps, const char *name)
 			return (int)caps->v[i].minor;
 	return -ENOENT;
 }
+
+void gp_host_describe_indexes(const struct gp_host *host, char *out, size_t size)
+{
+	if (host->ngpus == 0)
+		snprintf(out, size, "the host has no NVIDIA GPU");
+	else if (host->ngpus == 1)
+		snprintf(out, size, "the host has GPU 0 only");
+	else
+		snprintf(out, size, "the host has GPUs 0-%zu", host->ngpus - 1);
+}

@@ -23,6 +23,9 @@ struct gp_host {
 	char kconfig_source[256];
 };
 
+/* Which nvidia-smi indexes the host's GPUs have, for a message: "the host has GPUs 0-7". */
+void gp_host_describe_indexes(const struct gp_host *host, char *out, size_t size);
+
 /* Orders gpus by PCI address and numbers their index as nvidia-smi does. */
 void gp_host_index_gpus(struct gp_host *host);
 

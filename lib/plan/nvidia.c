@@ -34,16 +34,6 @@ static bool looks_like_pci(const char *tok)
 	return (n == 7 || n == 12) && tok[n - 2] == '.' && strchr(tok, ':');
 }
 
-static void describe_indexes(const struct gp_host *host, char *out, size_t size)
-{
-	if (host->ngpus == 0)
-		snprintf(out, size, "the host has no NVIDIA GPU");
-	else if (host->ngpus == 1)
-		snprintf(out, size, "the host has GPU 0 only");
-	else
-		snprintf(out, size, "the host has GPUs 0-%zu", host->ngpus - 1);
-}
-
 /* Finds the GPU a single token names; returns its position, or says why not: -GP_EBADCONF. */
 static int match_token(const char *tok, const struct gp_host *host, const char *where)
 {
@@ -53,7 +43,7 @@ static int match_token(const char *tok, const struct gp_host *host, const char *
 	if (gp_parse_uint(tok, &idx) == 0) {
 		if (idx < host->ngpus)
 			return (int)idx;
-		describe_indexes(host, what, sizeof(what));
+		gp_host_describe_indexes(host, what, sizeof(what));
 		return gp_error_at(-GP_EBADCONF, where,
 				   "no GPU has index %u (%s; see gpu-provision host)", idx, what);
 	}
