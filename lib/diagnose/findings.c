@@ -377,7 +377,7 @@ const struct gp_finding_kind gp_finding_kinds[GP_FINDING_COUNT] = {
 					 "node: Proxmox refuses the start",
 					 "pve-container: devN, update_lxc_config" },
 	[GP_FINDING_DEVN_DUPLICATE] = { "devn-duplicate", GP_SEV_WARNING,
-					"two devN (or a pending one) of one path: a script's "
+					"two devN of one path in today's config: a script's "
 					"duplicate check missed it; one line gives the node",
 					NULL },
 	[GP_FINDING_DEVN_MODE_WIDER] = { "devn-mode-wider", GP_SEV_WARNING,

@@ -23,7 +23,7 @@ test_list_columns() {
 	check "lsta after a probe" "lsta all lxc-hook RUNNING ok, 0 min ago" \
 		"$(grep '^lsta ' "$out" | tr -s ' ')"
 	gp --root "$WORK/lst.root" list --json >"$WORK/list.json"
-	check "json row" '{"name":"lstb","gpus":"0 caps mig-config","mode":"lxc-hook","state":"STOPPED","probe":"never probed","deep":null}' \
+	check "json row" '{"name":"lstb","gpus":"0 caps mig-config","mode":"lxc-hook","state":"STOPPED","probe":"never probed","deep":null,"restart":"no"}' \
 		"$(jq -c '.[] | select(.name == "lstb")' "$WORK/list.json")"
 	stop lsta
 }

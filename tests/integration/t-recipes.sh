@@ -287,14 +287,14 @@ test_recipe_corpus() {
 # privileged container one made by hand is stopped by the cgroup (EPERM); where adopt
 # injects the driver (the recipe's hook gave it), nvidia-smi runs from it.
 recipe_start_one() {
-	local dir=$1 nn name mode=privileged gpus index minor want failed=0
+	local dir=$1 nn name mode=privileged gpus index minor failed=0 seen=0
 	nn=$(basename "$dir")
 	nn=$((10#${nn%%-*}))
 	name=rst$nn
 	grep -q '^lxc.idmap' "$dir/lxc.conf" && mode=unprivileged
 	new_container "$P" "$name" "$mode"
 	grep -v '^lxc.idmap' "$dir/lxc.conf" >>"$P/$name/config"
-	gp --root "$WORK/rst" adopt "$name" >/dev/null
+	gp --root "$WORK/rst" adopt "$name" >/dev/null || { echo "    $name: adopt failed"; return 1; }
 	gpus=$(sed -n 's/^devices = //p' "$CONF/$name.ini")
 	start "$name" || {
 		echo "    $name: did not start after adopt:"
@@ -302,6 +302,7 @@ recipe_start_one() {
 		return 1
 	}
 	while read -r index minor; do
+		seen=$((seen + 1))
 		case ",$gpus," in
 		*",$index,"* | ",all,")
 			check "$name: GPU $index (adopt chose $gpus)" ENXIO \
@@ -316,6 +317,7 @@ recipe_start_one() {
 		check "$name: GPU $index made by hand" EPERM "$(open_result "$P" "$name" "/tmp/gpu$minor")" ||
 			failed=1
 	done < <(gp --root "$WORK/rst" host --json | jq -r '.gpus[] | "\(.index) \(.minor)"')
+	check "$name: GPUs looked at" 8 "$seen" || failed=1
 	check "$name: nvidiactl" ENXIO "$(open_result "$P" "$name" /dev/nvidiactl)" || failed=1
 	if grep -qx "inject = yes" "$CONF/$name.ini"; then # the driver its hook gave, injected
 		in_ct "$P" "$name" nvidia-smi | grep -qF "nvmlInit_v2 0" ||
