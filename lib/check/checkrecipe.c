@@ -365,13 +365,69 @@ static void check_inert(const struct recipe_check *c)
 }
 
 /* The nodes bound with no rule that lets the container open them: one finding for them all. */
+static bool node_given(const struct gp_recipe *r, const char *node)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if ((r->v[i].kind == GP_RECIPE_BIND || r->v[i].kind == GP_RECIPE_DEVN) &&
+		    strcmp(r->v[i].node, node) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A GPU an exact rule of today's config names that no bind or devN gives: where the bound
+ * GPU node is denied, the GPU the recipe was meant for (a script wrote nvidia0 anyway).
+ */
+static const struct gp_gpu *gpu_ruled_not_given(const struct recipe_check *c)
+{
+	const struct gp_host *h = &c->check->hs.host;
+
+	for (size_t i = 0; i < c->rec->n; i++) {
+		const struct gp_recipe_line *l = &c->rec->v[i];
+
+		if (l->kind != GP_RECIPE_RULE || l->cfg->pending || l->rule.type != 'c' ||
+		    l->rule.major != GP_MAJOR_NVIDIA || l->rule.minor < 0)
+			continue;
+		for (size_t g = 0; g < h->ngpus; g++) {
+			char node[32];
+
+			snprintf(node, sizeof(node), "nvidia%u", h->gpus[g].minor);
+			if ((long)h->gpus[g].minor == l->rule.minor && !node_given(c->rec, node))
+				return &h->gpus[g];
+		}
+	}
+	return NULL;
+}
+
+/* The summary of recipe-rule-missing; a GPU node denied beside a rule for another GPU. */
+static void say_rule_missing(const struct recipe_check *c, const char *nodes, size_t n, bool uvm,
+			     bool gpu_denied, struct gp_finding *x)
+{
+	const struct gp_gpu *meant = gpu_denied ? gpu_ruled_not_given(c) : NULL;
+
+	GP_SET(x->summary, "%s binds %s, but no %s rule lets it open %s%s%s", c->name, nodes,
+	       gp_cgroup_key_prefix(c->check->rt.layout), n > 1 ? "them" : "it",
+	       uvm ? ": cuInit fails (999)" : "",
+	       meant ? "; its rules name another GPU, which it does not bind: its node was "
+		       "written where that GPU was chosen"
+		     : "");
+	if (!meant) {
+		fix_adopt(c, x);
+		return;
+	}
+	GP_SET(x->fix,
+	       "gpu-provision adopt %s --gpus %d --dry-run, then without --dry-run: GPU %d (%s, "
+	       "c %d:%u) is the one its rules name; adopt alone takes the bound node's",
+	       c->name, meant->index, meant->index, meant->pci, GP_MAJOR_NVIDIA, meant->minor);
+}
+
 static void check_rule_missing(const struct recipe_check *c, const struct gp_cg_rules *rules,
 			       bool uvm_said)
 {
 	char nodes[160] = "", where[1024];
 	size_t len = 0, nlen = 0, n = 0;
 	struct gp_finding *x = NULL;
-	bool uvm = false;
+	bool uvm = false, gpu = false;
 
 	for (size_t i = 0; i < c->rec->n && rules_matter(c); i++) {
 		const struct gp_recipe_line *l = &c->rec->v[i];
@@ -387,23 +443,11 @@ static void check_rule_missing(const struct recipe_check *c, const struct gp_cg_
 		join(nodes, sizeof(nodes), &nlen, ", ", "%s (c %u:%u)", l->node, node.major,
 		     node.minor);
 		uvm |= strcmp(l->node, "nvidia-uvm") == 0;
+		gpu |= l->gpu_minor >= 0;
 		n++;
 	}
-	if (!x)
-		return;
-	GP_SET(x->summary, "%s binds %s, but no %s rule lets it open %s%s", c->name, nodes,
-	       gp_cgroup_key_prefix(c->check->rt.layout), n > 1 ? "them" : "it",
-	       uvm ? ": cuInit fails (999)" : "");
-	fix_adopt(c, x);
-}
-
-static bool node_given(const struct gp_recipe *r, const char *node)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if ((r->v[i].kind == GP_RECIPE_BIND || r->v[i].kind == GP_RECIPE_DEVN) &&
-		    strcmp(r->v[i].node, node) == 0)
-			return true;
-	return false;
+	if (x)
+		say_rule_missing(c, nodes, n, uvm, gpu, x);
 }
 
 static void check_uvm_tools(const struct recipe_check *c)

@@ -816,6 +816,36 @@ static void recipe_binds(void **state)
 	cleanup();
 }
 
+/* nvidia0 written where the rules name minor 1 (GPU 3 here): the cause said; near: both bound. */
+static void recipe_other_gpu_meant(void **state)
+{
+	static const char *lines =
+	    "lxc.cgroup2.devices.allow: c 195:1 rwm\n"
+	    "lxc.cgroup2.devices.allow: c 195:255 rwm\n"
+	    "lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind,create=file\n";
+	char text[512];
+
+	(void)state;
+	host_fixture("quad-550-proprietary", NULL);
+	snprintf(text, sizeof(text),
+		 "%slxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n", lines);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "recipe-rule-missing", NULL);
+	assert_non_null(strstr(finding(&found, "recipe-rule-missing")->summary,
+			       "its rules name another GPU, which it does not bind"));
+	assert_non_null(
+	    strstr(finding(&found, "recipe-rule-missing")->fix, "adopt 101 --gpus 3 --dry-run"));
+	/* Near: its rule's GPU bound too, or no exact GPU rule at all: the effect only. */
+	snprintf(text, sizeof(text),
+		 "%slxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,create=file\n"
+		 "lxc.mount.entry: /dev/nvidia1 dev/nvidia1 none bind,create=file\n",
+		 lines);
+	pve_config(text);
+	assert_ids(CT(), "recipe-lines", "recipe-rule-missing", NULL);
+	assert_null(strstr(finding(&found, "recipe-rule-missing")->summary, "another GPU"));
+	cleanup();
+}
+
 /* A bind from a copy of a node kept outside /dev, gone or of another number today. */
 static void recipe_copies(void **state)
 {
@@ -952,19 +982,33 @@ static void stale_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(recipe_lines),	     cmocka_unit_test(driver),
-		cmocka_unit_test(excluded_gpu),	     cmocka_unit_test(gsp_firmware),
-		cmocka_unit_test(uvm_and_hmm),	     cmocka_unit_test(host_nodes),
-		cmocka_unit_test(daemons),	     cmocka_unit_test(kernel_log),
-		cmocka_unit_test(cgroup_keys),	     cmocka_unit_test(cgroup_keys_lxc7_pve9),
-		cmocka_unit_test(layout_assumed),    cmocka_unit_test(mount_entries),
-		cmocka_unit_test(unprivileged_mode), cmocka_unit_test(hooks),
-		cmocka_unit_test(stale_rules),	     cmocka_unit_test(refused_ini),
-		cmocka_unit_test(missing_container), cmocka_unit_test(hook_inline_comment),
-		cmocka_unit_test(hook_host_nodes),   cmocka_unit_test(nvidia_env_and_hook),
-		cmocka_unit_test(recipe_majors),     cmocka_unit_test(recipe_devn),
-		cmocka_unit_test(recipe_copies),     cmocka_unit_test(recipe_selector),
-		cmocka_unit_test(recipe_binds),	     cmocka_unit_test(privileged_unconfined),
+		cmocka_unit_test(recipe_lines),
+		cmocka_unit_test(driver),
+		cmocka_unit_test(excluded_gpu),
+		cmocka_unit_test(gsp_firmware),
+		cmocka_unit_test(uvm_and_hmm),
+		cmocka_unit_test(host_nodes),
+		cmocka_unit_test(daemons),
+		cmocka_unit_test(kernel_log),
+		cmocka_unit_test(cgroup_keys),
+		cmocka_unit_test(cgroup_keys_lxc7_pve9),
+		cmocka_unit_test(layout_assumed),
+		cmocka_unit_test(mount_entries),
+		cmocka_unit_test(unprivileged_mode),
+		cmocka_unit_test(hooks),
+		cmocka_unit_test(stale_rules),
+		cmocka_unit_test(refused_ini),
+		cmocka_unit_test(missing_container),
+		cmocka_unit_test(hook_inline_comment),
+		cmocka_unit_test(hook_host_nodes),
+		cmocka_unit_test(nvidia_env_and_hook),
+		cmocka_unit_test(recipe_majors),
+		cmocka_unit_test(recipe_devn),
+		cmocka_unit_test(recipe_copies),
+		cmocka_unit_test(recipe_selector),
+		cmocka_unit_test(recipe_binds),
+		cmocka_unit_test(recipe_other_gpu_meant),
+		cmocka_unit_test(privileged_unconfined),
 		cmocka_unit_test(commented_block),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
