@@ -59,11 +59,11 @@ static void list_row(const struct gp_cli *cli, const struct gp_restart_host *h, 
 {
 	bool pve = cli->ctx.pve;
 	struct gp_ini conf;
-	bool portable = false;
+	bool portable = false, loaded = gp_ini_load(&cli->ctx, name, &conf) == 0;
 	struct gp_verdict v;
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	if (gp_ini_load(&cli->ctx, name, &conf) == 0) {
+	if (loaded) {
 		snprintf(r->devices, sizeof(r->devices), "%s%s%s", conf.devices,
 			 conf.caps[0] ? " caps " : "", conf.caps);
 		snprintf(r->mode, sizeof(r->mode), "%s-%s", pve ? "pve" : "lxc",
@@ -75,10 +75,11 @@ static void list_row(const struct gp_cli *cli, const struct gp_restart_host *h, 
 	}
 	container_state(cli, name, r->state, sizeof(r->state));
 	r->restart = GP_RESTART_NONE;
-	if (strcmp(r->state, "RUNNING") == 0) {
+	if (strcmp(r->state, "RUNNING") == 0 && loaded && h->read) {
 		struct gp_restart judged;
 
-		gp_restart_judge_container(&cli->ctx, h, name, &judged);
+		gp_ini_merge_host(&conf, &h->defaults); /* after the row's devices and mode */
+		gp_restart_judge(&cli->ctx, &h->host, name, &conf, &judged);
 		r->restart = judged.need;
 	}
 	if (portable && strcmp(r->state, "RUNNING") == 0)

@@ -300,8 +300,7 @@ static int load_ini(const struct gp_check_run *run, const char *name, struct gp_
 static const char *rootfs_dir(const struct gp_check_run *run, const char *name,
 			      const struct gp_cfglines *c, char *buf, size_t size)
 {
-	struct lxc_container *ct;
-	pid_t pid = -1;
+	int pid;
 
 	for (size_t i = 0; !c->pve && i < c->n; i++) {
 		const char *v = c->v[i].value;
@@ -314,14 +313,9 @@ static const char *rootfs_dir(const struct gp_check_run *run, const char *name,
 			return v;
 	}
 	/* The running container is the real one, under --root too (LXC is never read there). */
-	if (!(ct = lxc_container_new(name, run->ctx->lxcpath)))
+	if ((pid = gp_lxc_init_pid(run->ctx->lxcpath, name)) <= 0)
 		return NULL;
-	if (ct->is_running(ct))
-		pid = ct->init_pid(ct);
-	lxc_container_put(ct);
-	if (pid <= 0)
-		return NULL;
-	snprintf(buf, size, "/proc/%d/root", (int)pid);
+	snprintf(buf, size, "/proc/%d/root", pid);
 	return buf;
 }
 

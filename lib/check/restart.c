@@ -4,7 +4,6 @@
  * the host's now, from its start's record and its init's mount table, which the kernel
  * writes (a container can hide its own state in it, no other's). Nothing in it is run.
  */
-#include <lxc/lxccontainer.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "base/paths.h"
 #include "base/util.h"
 #include "check/restart.h"
+#include "driver/runtime.h"
 #include "host/userspace.h"
 
 /* A mount table larger than this (thousands of mounts) is not judged. */
@@ -100,20 +100,6 @@ size_t gp_restart_count_replaced(const char *mountinfo, const struct gp_inject *
 	return replaced;
 }
 
-/* liblxc's pid of the container's init, or -1 where it does not run. */
-static int init_pid(const struct gp_ctx *ctx, const char *name)
-{
-	struct lxc_container *c = lxc_container_new(name, ctx->lxcpath);
-	int pid = -1;
-
-	if (!c)
-		return -1;
-	if (c->is_running(c))
-		pid = c->init_pid(c);
-	lxc_container_put(c);
-	return pid;
-}
-
 /* Its binds of files since removed on the host, from its init's mount table. */
 static void count_replaced(int pid, const struct gp_inject *inj, struct gp_restart *r)
 {
@@ -171,7 +157,7 @@ void gp_restart_judge(const struct gp_ctx *ctx, const struct gp_host *host, cons
 
 	memset(r, 0, sizeof(*r));
 	if (!inj || !record || !host->driver_loaded || gp_inject_read(record, inj) < 0 ||
-	    (pid = init_pid(ctx, name)) <= 0)
+	    (pid = gp_lxc_init_pid(ctx->lxcpath, name)) <= 0)
 		return;
 	snprintf(r->injected, sizeof(r->injected), "%s", inj->version);
 	count_replaced(pid, inj, r);

@@ -97,3 +97,16 @@ char *gp_lxc_config_file(const char *lxcpath, const char *name)
 	free(path);
 	return NULL;
 }
+
+int gp_lxc_init_pid(const char *lxcpath, const char *name)
+{
+	struct lxc_container *c = lxc_container_new(name, lxcpath);
+	int pid = -1;
+
+	if (!c)
+		return -1;
+	if (c->is_running(c))
+		pid = c->init_pid(c);
+	lxc_container_put(c);
+	return pid > 0 ? pid : -1;
+}

@@ -48,4 +48,8 @@ int gp_runtime_can_start(const struct gp_runtime *rt);
  */
 char *gp_lxc_config_file(const char *lxcpath, const char *name);
 
+/* liblxc's pid of container name's init under lxcpath (NULL: liblxc's own), or -1 where it does not
+ * run. */
+int gp_lxc_init_pid(const char *lxcpath, const char *name);
+
 #endif
